@@ -1,0 +1,25 @@
+# syntax=docker/dockerfile:1
+# kubeloop sample-controller: a single `deno compile` binary on distroless.
+# Build:  docker build -t kubeloop/sample-controller:0.1.0 .
+
+# Build stage: the official Deno image at the exact version the project pins (see deno-facts: 2.9.6).
+FROM denoland/deno:debian-2.9.6 AS build
+WORKDIR /src
+# Dependencies first (only npm:yaml), resolved against the committed lockfile, so this layer caches.
+COPY deno.json deno.lock ./
+RUN deno install --frozen
+COPY main.ts ./
+COPY lib/ lib/
+# The permission flags baked into the binary live in deno.json's "compile" task, the single source of truth
+# (tests/packaging/dockerfile_test.ts checks they equal the "start" task's).
+RUN deno task compile && ./dist/kubeloop-sample-controller --version
+
+# Runtime stage: glibc + libgcc_s only (all the binary needs), no shell, non-root.
+FROM gcr.io/distroless/cc-debian12:nonroot
+COPY --from=build /src/dist/kubeloop-sample-controller /usr/local/bin/kubeloop-sample-controller
+# The Deno runtime needs HOME or DENO_DIR to resolve its cache directory; nothing is written there in normal
+# operation. /tmp is an emptyDir in manifests/deployment.yaml, so this stays valid with a read-only root.
+ENV DENO_DIR=/tmp/deno
+# 65532 = nonroot in distroless.
+USER 65532:65532
+ENTRYPOINT ["/usr/local/bin/kubeloop-sample-controller"]

@@ -1,0 +1,253 @@
+import type { KubeObject, ResourceRef } from "../client/types.ts";
+import { type Logger, noopLogger } from "../observe/types.ts";
+import { type Clock, systemClock, type Timer } from "../time/clock.ts";
+import { Backoff, type BackoffOptions, withBackoff } from "../watch/backoff.ts";
+import type { ListWatcher } from "../watch/list_watcher.ts";
+import { WatchDecodeError } from "../watch/watch_decode_error.ts";
+import { watcher, type WatcherOptions } from "../watch/watcher.ts";
+import type { WatcherEvent } from "../watch/watcher_event.ts";
+import { type InformerMetrics, noopInformerMetrics } from "./informer_metrics.ts";
+import { IndexedStore, type Indexers, type Store } from "./store.ts";
+import { type StoreChange, StoreWriter } from "./store_writer.ts";
+import { stripManagedFields } from "./strip_managed_fields.ts";
+
+/** Callbacks for cache changes. Exceptions (and rejected promises) are logged and never stop the informer. */
+export interface InformerHandler<T extends KubeObject> {
+  /** A new object, or every cached object when subscribing after the first sync. */
+  onAdd?(object: T): void | Promise<void>;
+  /** A changed object; on resync `oldObject === newObject`. */
+  onUpdate?(oldObject: T, newObject: T): void | Promise<void>;
+  /** A deleted object; see `StoreChange` for `finalStateUnknown`. */
+  onDelete?(object: T, info: { finalStateUnknown: boolean }): void | Promise<void>;
+}
+
+/** Options of {@linkcode Informer}: the watcher's, plus caching and delivery. */
+export interface InformerOptions<T extends KubeObject> extends Omit<WatcherOptions, "signal" | "hooks"> {
+  /** Secondary indexes besides the built-in "namespace" one. */
+  readonly indexers?: Indexers<T>;
+  /**
+   * Drop `metadata.managedFields` before caching (without `delete`; see `stripManagedFields`).
+   * @default {true}
+   */
+  readonly stripManagedFields?: boolean;
+  /** Applied to every object before it is cached (after stripping). Must not mutate its argument. */
+  readonly transform?: (object: T) => T;
+  /**
+   * Every this many ms, re-deliver each cached object as `onUpdate(obj, obj)`; 0 turns it off.
+   * @default {0}
+   */
+  readonly resyncPeriodMs?: number;
+  /** Watch retry policy. @default {{ initialMs: 800, maxMs: 30000, factor: 2, resetAfterMs: 120000 }} */
+  readonly backoff?: Omit<BackoffOptions, "clock" | "random">;
+  /** Metric hooks. @default {noopInformerMetrics} */
+  readonly metrics?: InformerMetrics;
+}
+
+type Listener<T extends KubeObject> = (change: StoreChange<T>) => void;
+
+/**
+ * Keeps a {@linkcode Store} of one resource current (watcher + backoff + store writer) and tells
+ * subscribers what changed.
+ *
+ * Guarantees: the store is swapped atomically after each full list; `ready()` resolves after the
+ * first one; handlers run synchronously in event order and a failing handler affects nobody else;
+ * `run()` retries watch failures with backoff forever, logging them with the resource name, and
+ * resolves (never rejects) when its signal aborts. Objects are shared with the store: never mutate.
+ */
+export class Informer<T extends KubeObject = KubeObject> {
+  /** The cache; read-only for everyone but this informer. */
+  readonly store: Store<T>;
+  readonly #client: ListWatcher;
+  readonly #ref: ResourceRef;
+  readonly #options: InformerOptions<T>;
+  readonly #writer: StoreWriter<T>;
+  readonly #listeners = new Set<Listener<T>>();
+  readonly #logger: Logger;
+  readonly #clock: Clock;
+  readonly #metrics: InformerMetrics;
+  readonly #resource: string;
+  #running = false;
+
+  /** Creates an idle informer; nothing happens until `run()`. */
+  constructor(client: ListWatcher, ref: ResourceRef, options: InformerOptions<T> = {}) {
+    this.#client = client;
+    this.#ref = ref;
+    this.#options = options;
+    const store = new IndexedStore<T>(options.indexers ?? {});
+    this.store = store;
+    this.#writer = new StoreWriter(store);
+    this.#resource = resourceName(ref);
+    this.#logger = (options.logger ?? noopLogger).child({ resource: this.#resource });
+    this.#clock = options.clock ?? systemClock;
+    this.#metrics = options.metrics ?? noopInformerMetrics;
+  }
+
+  /** True once the first full list is in the store. */
+  hasSynced(): boolean {
+    return this.#writer.hasSynced();
+  }
+
+  /** Resolves after the first full sync; rejects with `signal.reason` if `signal` aborts first. */
+  ready(signal?: AbortSignal): Promise<void> {
+    return this.#writer.ready(signal);
+  }
+
+  /**
+   * Registers `handler`; returns the function that unregisters it. A handler added after the first
+   * sync first receives `onAdd` for every cached object, so late subscribers miss nothing.
+   */
+  subscribe(handler: InformerHandler<T>): () => void {
+    const listener: Listener<T> = (change) => this.#deliver(handler, change);
+    if (this.hasSynced()) {
+      for (const object of this.store.list()) listener({ type: "add", object });
+    }
+    this.#listeners.add(listener);
+    return () => void this.#listeners.delete(listener);
+  }
+
+  /** The changes from now on as an async iterable (unbounded buffer); ends when `signal` aborts. */
+  async *changes(options: { signal?: AbortSignal } = {}): AsyncGenerator<StoreChange<T>, void, undefined> {
+    const { signal } = options;
+    const queue: StoreChange<T>[] = [];
+    let wake: (() => void) | undefined;
+    const listener: Listener<T> = (change) => {
+      queue.push(change);
+      wake?.();
+    };
+    const onAbort = () => wake?.();
+    this.#listeners.add(listener);
+    signal?.addEventListener("abort", onAbort);
+    try {
+      while (!signal?.aborted) {
+        const next = queue.shift();
+        if (next) {
+          yield next;
+          continue;
+        }
+        await new Promise<void>((resolve) => wake = resolve);
+        wake = undefined;
+      }
+    } finally {
+      this.#listeners.delete(listener);
+      signal?.removeEventListener("abort", onAbort);
+    }
+  }
+
+  /** Lists and watches until `signal` aborts; resolves then. Call it once. */
+  async run(options: { signal: AbortSignal }): Promise<void> {
+    const { signal } = options;
+    if (this.#running) throw new Error(`Informer for ${this.#resource} is already running`);
+    this.#running = true;
+    const o = this.#options;
+    const metrics = this.#metrics;
+    const resource = this.#resource;
+    const source = watcher<T>(this.#client, this.#ref, {
+      ...o,
+      logger: this.#logger,
+      signal,
+      hooks: {
+        onWatch: () => metrics.watchRestart(resource),
+        onWireEvent: (type) => {
+          metrics.eventReceived(resource, type);
+          metrics.lastEventTimestamp(resource, this.#clock.now());
+        },
+      },
+    });
+    const events = withBackoff(source, {
+      signal,
+      clock: this.#clock,
+      logger: this.#logger,
+      backoff: new Backoff({ ...o.backoff, clock: this.#clock, ...(o.random ? { random: o.random } : {}) }),
+      onError: (error) => {
+        metrics.watchError(resource);
+        if (error instanceof WatchDecodeError) metrics.decodeError(resource);
+      },
+    });
+    const resync = this.#startResync();
+    try {
+      for await (const raw of events) {
+        if (raw.type === "init") metrics.relist(resource);
+        for (const change of this.#writer.apply(this.#transformEvent(raw))) this.#emit(change);
+      }
+    } finally {
+      resync?.cancel();
+      this.#running = false;
+    }
+  }
+
+  #startResync(): Timer | undefined {
+    const period = this.#options.resyncPeriodMs ?? 0;
+    if (period <= 0) return undefined;
+    let timer: Timer;
+    const tick = () => {
+      if (this.hasSynced()) {
+        for (const object of this.store.list()) this.#emit({ type: "update", oldObject: object, object });
+      }
+      timer = this.#clock.setTimer(tick, period);
+    };
+    timer = this.#clock.setTimer(tick, period);
+    return { cancel: () => timer.cancel() };
+  }
+
+  #transformEvent(event: WatcherEvent<T>): WatcherEvent<T> {
+    switch (event.type) {
+      case "initApply":
+      case "apply":
+      case "delete":
+        return { ...event, object: this.#transform(event.object) };
+      default:
+        return event;
+    }
+  }
+
+  #transform(object: T): T {
+    let out = this.#options.stripManagedFields === false ? object : stripManagedFields(object);
+    const transform = this.#options.transform;
+    if (transform) {
+      try {
+        out = transform(out);
+      } catch (error) {
+        this.#logger.error("Transform failed; caching the object untransformed", { error: String(error) });
+      }
+    }
+    return out;
+  }
+
+  #emit(change: StoreChange<T>): void {
+    for (const listener of this.#listeners) listener(change);
+  }
+
+  #deliver(handler: InformerHandler<T>, change: StoreChange<T>): void {
+    try {
+      let result: void | Promise<void>;
+      switch (change.type) {
+        case "add":
+          result = handler.onAdd?.(change.object);
+          break;
+        case "update":
+          result = handler.onUpdate?.(change.oldObject, change.object);
+          break;
+        case "delete":
+          result = handler.onDelete?.(change.object, { finalStateUnknown: change.finalStateUnknown });
+          break;
+      }
+      if (result instanceof Promise) result.catch((error) => this.#handlerFailed(change, error));
+    } catch (error) {
+      this.#handlerFailed(change, error);
+    }
+  }
+
+  #handlerFailed(change: StoreChange<T>, error: unknown): void {
+    this.#logger.error("Informer handler failed", {
+      change: change.type,
+      name: change.object.metadata.name,
+      namespace: change.object.metadata.namespace,
+      error: error instanceof Error ? error.message : String(error),
+    });
+  }
+}
+
+/** "group/version/plural", or "version/plural" for the core group. */
+export function resourceName(ref: ResourceRef): string {
+  return `${ref.group ? `${ref.group}/` : ""}${ref.version}/${ref.plural}`;
+}

@@ -1,0 +1,114 @@
+import type { KubeObject, ResourceRef } from "../client/types.ts";
+import type { ListWatcher } from "../watch/list_watcher.ts";
+import { Informer, type InformerOptions, resourceName } from "./informer.ts";
+import type { Indexers } from "./store.ts";
+
+/** What makes two informers the same watch. */
+export interface InformerScope {
+  /** Namespace of a namespaced resource; omitted means all namespaces. */
+  readonly namespace?: string;
+  /** Label selector, e.g. "app=web". */
+  readonly labelSelector?: string;
+  /** Field selector, e.g. "metadata.name=x". */
+  readonly fieldSelector?: string;
+}
+
+/** Defaults applied to every informer the factory creates (indexers and transform are per informer type, so not here). */
+export type SharedInformerFactoryOptions = Omit<
+  InformerOptions<KubeObject>,
+  "namespace" | "labelSelector" | "fieldSelector" | "indexers" | "transform"
+>;
+
+/** Per-informer options: its scope plus indexers and transform, used only by the first caller. */
+export interface SharedInformerOptions<T extends KubeObject> extends InformerScope {
+  /** Secondary indexes (first caller wins). */
+  readonly indexers?: Indexers<T>;
+  /** Object transform (first caller wins). */
+  readonly transform?: (object: T) => T;
+}
+
+interface Entry {
+  readonly informer: Informer<KubeObject>;
+  refs: number;
+  controller?: AbortController;
+  done?: Promise<void>;
+}
+
+/**
+ * Hands out one {@linkcode Informer} — one watch — per (resource, namespace, labelSelector,
+ * fieldSelector), however many controllers ask for it.
+ *
+ * Reference counted: each `informer()` call takes a reference and `release()` gives it back; when the
+ * last reference is released the informer stops and is forgotten. `start(signal)` runs every informer
+ * (also those created later) until `signal` aborts. Indexers and transform of the first caller win.
+ */
+export class SharedInformerFactory {
+  readonly #client: ListWatcher;
+  readonly #options: SharedInformerFactoryOptions;
+  readonly #entries = new Map<string, Entry>();
+  #signal: AbortSignal | undefined;
+
+  /** Creates an empty factory. */
+  constructor(client: ListWatcher, options: SharedInformerFactoryOptions = {}) {
+    this.#client = client;
+    this.#options = options;
+  }
+
+  /** The shared informer for `ref` in `options`' scope; takes a reference. */
+  informer<T extends KubeObject = KubeObject>(ref: ResourceRef, options: SharedInformerOptions<T> = {}): Informer<T> {
+    const key = [resourceName(ref), options.namespace ?? "", options.labelSelector ?? "", options.fieldSelector ?? ""]
+      .join("|");
+    let entry = this.#entries.get(key);
+    if (!entry) {
+      const informer = new Informer<T>(this.#client, ref, { ...this.#options, ...(options as InformerOptions<T>) });
+      entry = { informer: informer as unknown as Informer<KubeObject>, refs: 0 };
+      this.#entries.set(key, entry);
+      if (this.#signal && !this.#signal.aborted) this.#run(entry, this.#signal);
+    }
+    entry.refs++;
+    return entry.informer as unknown as Informer<T>;
+  }
+
+  /** Gives back one reference to `informer`; the last one stops it. */
+  release(informer: Informer<KubeObject> | Informer<never>): void {
+    for (const [key, entry] of this.#entries) {
+      if (entry.informer !== (informer as unknown)) continue;
+      if (--entry.refs > 0) return;
+      this.#entries.delete(key);
+      entry.controller?.abort();
+      return;
+    }
+    throw new RangeError("Cannot release informer: it is not held by this factory");
+  }
+
+  /** Runs every informer, present and future, until `signal` aborts. */
+  start(signal: AbortSignal): void {
+    this.#signal = signal;
+    for (const entry of this.#entries.values()) if (!entry.controller) this.#run(entry, signal);
+  }
+
+  /** Resolves when every current informer has synced; rejects with `signal.reason` on abort. */
+  async waitForSync(signal: AbortSignal): Promise<void> {
+    await Promise.all([...this.#entries.values()].map((entry) => entry.informer.ready(signal)));
+  }
+
+  /** Resolves when every informer's `run()` has returned (after abort or release). */
+  async stopped(): Promise<void> {
+    await Promise.all([...this.#entries.values()].map((entry) => entry.done));
+  }
+
+  /** Number of distinct informers held. */
+  get size(): number {
+    return this.#entries.size;
+  }
+
+  #run(entry: Entry, signal: AbortSignal): void {
+    const controller = new AbortController();
+    const stop = () => controller.abort(signal.reason);
+    signal.addEventListener("abort", stop, { once: true });
+    entry.controller = controller;
+    entry.done = entry.informer.run({ signal: controller.signal }).finally(() =>
+      signal.removeEventListener("abort", stop)
+    );
+  }
+}

@@ -1,0 +1,149 @@
+import type { KubeObject } from "../client/types.ts";
+
+/** Computes the index values of an object (zero, one or several). Must be pure and fast. */
+export type IndexFunc<T extends KubeObject> = (object: T) => readonly string[];
+
+/** Named index functions. */
+export type Indexers<T extends KubeObject> = Readonly<Record<string, IndexFunc<T>>>;
+
+/** The name of the index every store has: objects by `metadata.namespace` ("" for cluster-scoped). */
+export const NAMESPACE_INDEX = "namespace";
+
+/** The cache key of an object: "namespace/name", or "name" for a cluster-scoped object. */
+export function objectKey(object: KubeObject): string {
+  const { name = "", namespace } = object.metadata;
+  return namespace ? `${namespace}/${name}` : name;
+}
+
+/**
+ * Read access to a cache of objects kept current by an informer.
+ *
+ * Objects are shared, not copied: **never mutate an object you got from a store** (copy it first,
+ * e.g. with `structuredClone`); a mutation would silently corrupt the cache for every reader.
+ * Lists are snapshots taken at call time. Readers never see a half-listed cache: the initial list
+ * and every relist become visible at once.
+ */
+export interface Store<T extends KubeObject> {
+  /** The object at `key` ("namespace/name" or "name"). */
+  get(key: string): T | undefined;
+  /** Shorthand for `get` with the key built from `name` and `namespace`. */
+  getByName(name: string, namespace?: string): T | undefined;
+  /** All objects. */
+  list(): T[];
+  /** All keys. */
+  keys(): string[];
+  /** Objects whose index function `indexName` returned `value`. Throws RangeError for an unknown index. */
+  byIndex(indexName: string, value: string): T[];
+  /** Objects in namespace `namespace` (the built-in namespace index). */
+  listByNamespace(namespace: string): T[];
+  /** Number of objects. */
+  readonly size: number;
+}
+
+/**
+ * The in-memory store with secondary indexes. Informers write to it through a `StoreWriter`;
+ * everyone else should hold it as a {@linkcode Store}.
+ */
+export class IndexedStore<T extends KubeObject> implements Store<T> {
+  #items = new Map<string, T>();
+  readonly #indexers: Map<string, IndexFunc<T>>;
+  #indexes = new Map<string, Map<string, Set<string>>>();
+
+  /** Creates an empty store with the built-in namespace index plus `indexers`. */
+  constructor(indexers: Indexers<T> = {}) {
+    this.#indexers = new Map(Object.entries(indexers));
+    if (!this.#indexers.has(NAMESPACE_INDEX)) {
+      this.#indexers.set(NAMESPACE_INDEX, (object) => [object.metadata.namespace ?? ""]);
+    }
+    for (const name of this.#indexers.keys()) this.#indexes.set(name, new Map());
+  }
+
+  get(key: string): T | undefined {
+    return this.#items.get(key);
+  }
+
+  getByName(name: string, namespace?: string): T | undefined {
+    return this.#items.get(namespace ? `${namespace}/${name}` : name);
+  }
+
+  list(): T[] {
+    return [...this.#items.values()];
+  }
+
+  keys(): string[] {
+    return [...this.#items.keys()];
+  }
+
+  get size(): number {
+    return this.#items.size;
+  }
+
+  byIndex(indexName: string, value: string): T[] {
+    const index = this.#indexes.get(indexName);
+    if (!index) {
+      throw new RangeError(
+        `Cannot query index "${indexName}": no such index (have: ${[...this.#indexes.keys()].join(", ")})`,
+      );
+    }
+    const keys = index.get(value);
+    if (!keys) return [];
+    const out: T[] = [];
+    for (const key of keys) {
+      const object = this.#items.get(key);
+      if (object) out.push(object);
+    }
+    return out;
+  }
+
+  listByNamespace(namespace: string): T[] {
+    return this.byIndex(NAMESPACE_INDEX, namespace);
+  }
+
+  /** Inserts or replaces the object at `key`, keeping the indexes current. Returns the previous one. */
+  set(key: string, object: T): T | undefined {
+    const old = this.#items.get(key);
+    if (old) this.#unindex(key, old);
+    this.#items.set(key, object);
+    this.#index(key, object);
+    return old;
+  }
+
+  /** Removes the object at `key`. Returns it. */
+  delete(key: string): T | undefined {
+    const old = this.#items.get(key);
+    if (!old) return undefined;
+    this.#unindex(key, old);
+    this.#items.delete(key);
+    return old;
+  }
+
+  /** Replaces the whole content in one synchronous step (the atomic swap after a list). */
+  replace(items: Map<string, T>): void {
+    this.#items = items;
+    for (const name of this.#indexers.keys()) this.#indexes.set(name, new Map());
+    for (const [key, object] of items) this.#index(key, object);
+  }
+
+  #index(key: string, object: T): void {
+    for (const [name, fn] of this.#indexers) {
+      const index = this.#indexes.get(name)!;
+      for (const value of fn(object)) {
+        let keys = index.get(value);
+        if (!keys) index.set(value, keys = new Set());
+        keys.add(key);
+      }
+    }
+  }
+
+  #unindex(key: string, object: T): void {
+    for (const [name, fn] of this.#indexers) {
+      const index = this.#indexes.get(name)!;
+      for (const value of fn(object)) {
+        const keys = index.get(value);
+        if (!keys) continue;
+        keys.delete(key);
+        if (keys.size === 0) index.delete(value);
+      }
+    }
+  }
+}

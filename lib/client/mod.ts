@@ -1,0 +1,21 @@
+/**
+ * The Kubernetes REST client: typed get/list/create/replace/patch/delete/watch for any resource,
+ * `ApiError` carrying the server's Status, and the well-known resource refs.
+ * @module
+ */
+export { ApiError, reasonForCode } from "./api_error.ts";
+export {
+  type DeleteOptions,
+  KubeClient,
+  type KubeClientOptions,
+  type ListPage,
+  type ObjectOptions,
+  type PatchOptions,
+  type PatchType,
+  type WriteOptions,
+} from "./kube_client.ts";
+export { objectKey, resourcePath, splitKey } from "./paths.ts";
+export { noopRequestMetrics, type RequestMetrics, type RequestObservation } from "./request_metrics.ts";
+export * from "./resources.ts";
+export { TokenBucket } from "./token_bucket.ts";
+export type * from "./types.ts";

@@ -1,0 +1,65 @@
+import type { ListOptions, ResourceRef, WatchOptions } from "./types.ts";
+
+/** Where in a resource's URL space a request goes. */
+export interface PathParts {
+  readonly namespace?: string | undefined;
+  readonly name?: string | undefined;
+  readonly subresource?: string | undefined;
+}
+
+/**
+ * The API path of a resource, e.g. `/api/v1/namespaces/ns/configmaps/x` or
+ * `/apis/apps/v1/deployments`. A namespace on a cluster-scoped resource is a TypeError,
+ * because silently dropping it would list across the whole cluster.
+ */
+export function resourcePath(ref: ResourceRef, parts: PathParts = {}): string {
+  const { namespace, name, subresource } = parts;
+  if (namespace !== undefined && !ref.namespaced) {
+    throw new TypeError(`Resource "${ref.plural}" is cluster-scoped: a namespace was given ("${namespace}")`);
+  }
+  if (subresource !== undefined && name === undefined) {
+    throw new TypeError(`Subresource "${subresource}" needs an object name`);
+  }
+  let path = ref.group === "" ? `/api/${ref.version}` : `/apis/${ref.group}/${ref.version}`;
+  if (namespace !== undefined) path += `/namespaces/${segment(namespace, "namespace")}`;
+  path += `/${ref.plural}`;
+  if (name !== undefined) path += `/${segment(name, "name")}`;
+  if (subresource !== undefined) path += `/${segment(subresource, "subresource")}`;
+  return path;
+}
+
+function segment(value: string, what: string): string {
+  if (value === "" || value === "." || value === ".." || value.includes("/")) {
+    throw new TypeError(`Invalid ${what} "${value}"`);
+  }
+  return encodeURIComponent(value);
+}
+
+/** Query parameters for list and watch requests, in the server's spelling. */
+export function selectorQuery(options: ListOptions & WatchOptions, watch: boolean): URLSearchParams {
+  const q = new URLSearchParams();
+  if (watch) q.set("watch", "true");
+  if (options.labelSelector) q.set("labelSelector", options.labelSelector);
+  if (options.fieldSelector) q.set("fieldSelector", options.fieldSelector);
+  if (options.resourceVersion !== undefined) q.set("resourceVersion", options.resourceVersion);
+  if (options.resourceVersionMatch) q.set("resourceVersionMatch", options.resourceVersionMatch);
+  if (options.timeoutSeconds !== undefined) q.set("timeoutSeconds", String(options.timeoutSeconds));
+  if (options.limit !== undefined) q.set("limit", String(options.limit));
+  if (options.continue) q.set("continue", options.continue);
+  if (options.allowWatchBookmarks) q.set("allowWatchBookmarks", "true");
+  if (options.sendInitialEvents !== undefined) q.set("sendInitialEvents", String(options.sendInitialEvents));
+  return q;
+}
+
+/** The cache key of an object: "namespace/name", or "name" for cluster-scoped objects. */
+export function objectKey(obj: { metadata: { name?: string; namespace?: string } }): string {
+  const { name, namespace } = obj.metadata;
+  if (!name) throw new TypeError("Object has no metadata.name");
+  return namespace ? `${namespace}/${name}` : name;
+}
+
+/** Splits a key made by `objectKey` back into namespace and name. */
+export function splitKey(key: string): { namespace?: string; name: string } {
+  const i = key.indexOf("/");
+  return i < 0 ? { name: key } : { namespace: key.slice(0, i), name: key.slice(i + 1) };
+}

@@ -1,0 +1,145 @@
+import type { ConfigClock } from "./config_clock.ts";
+import { systemClock } from "../time/clock.ts";
+import { ConfigError } from "./config_error.ts";
+import type { ExecConfig } from "./exec_config.ts";
+import type { Credentials, CredentialSource } from "./types.ts";
+import { parseExecOutput } from "./exec_output.ts";
+import { defaultExecRunner, type ExecRunner } from "./exec_runner.ts";
+import { messageOf } from "./_private.ts";
+
+/** The cluster description sent to plugins with `provideClusterInfo` (ExecCredential `spec.cluster`). */
+export interface ExecClusterInfo {
+  /** API server URL. */
+  readonly server: string;
+  /** Base64 PEM CA bundle. */
+  readonly "certificate-authority-data"?: string;
+  /** Set when TLS verification is disabled. */
+  readonly "insecure-skip-tls-verify"?: boolean;
+  /** Name to verify the server certificate against. */
+  readonly "tls-server-name"?: string;
+}
+
+/** The exec API versions kubeloop speaks. */
+export const EXEC_API_VERSIONS: readonly string[] = [
+  "client.authentication.k8s.io/v1",
+  "client.authentication.k8s.io/v1beta1",
+];
+
+/** Options for {@linkcode ExecCredentialSource}. */
+export interface ExecCredentialSourceOptions {
+  /** The kubeconfig user name, for error messages. */
+  user: string;
+  /** Sent to the plugin when the exec config sets `provideClusterInfo`. */
+  cluster?: ExecClusterInfo;
+  /** Runs the plugin. @default a runner using Deno.Command */
+  runCommand?: ExecRunner;
+  /** Decides when credentials have expired. @default systemClock */
+  clock?: ConfigClock;
+  /** The kubeconfig file and field of the exec block, for error messages. */
+  origin?: { readonly file: string; readonly field: string };
+}
+
+/**
+ * Credentials from a client-go exec plugin (client.authentication.k8s.io v1 or v1beta1).
+ * The plugin runs on first use; its answer is reused until `status.expirationTimestamp`
+ * (forever if it has none) or until `invalidate()`. Concurrent `get()` calls share one run,
+ * which the first caller's signal can abort. kubeloop never runs plugins interactively.
+ */
+export class ExecCredentialSource implements CredentialSource {
+  #exec: ExecConfig;
+  #options: ExecCredentialSourceOptions;
+  #run: ExecRunner;
+  #clock: ConfigClock;
+  #cached: { credentials: Credentials; expiresAt: number | undefined } | undefined;
+  #inflight: Promise<Credentials> | undefined;
+
+  /**
+   * Validates the exec block; runs nothing yet.
+   * @throws {ConfigError} `Unsupported` for an unknown apiVersion or `interactiveMode: Always`.
+   */
+  constructor(exec: ExecConfig, options: ExecCredentialSourceOptions) {
+    const field = options.origin?.field ?? "exec";
+    const where = options.origin
+      ? `Cannot use kubeconfig "${options.origin.file}"`
+      : "Cannot use exec plugin";
+    const fail = (key: string, text: string) =>
+      new ConfigError(`${where}: field "${field}.${key}" ${text}`, {
+        reason: "Unsupported",
+        field: `${field}.${key}`,
+        ...(options.origin ? { file: options.origin.file } : {}),
+      });
+    if (!EXEC_API_VERSIONS.includes(exec.apiVersion)) {
+      throw fail("apiVersion", `is "${exec.apiVersion}"; supported: ${EXEC_API_VERSIONS.join(", ")}`);
+    }
+    if (exec.interactiveMode === "Always") {
+      throw fail(
+        "interactiveMode",
+        `is "Always", but kubeloop never runs plugins interactively; use "IfAvailable"`,
+      );
+    }
+    this.#exec = exec;
+    this.#options = options;
+    this.#run = options.runCommand ?? defaultExecRunner;
+    this.#clock = options.clock ?? systemClock;
+  }
+
+  /** Cached credentials, or the plugin's fresh answer once they expired or were invalidated. */
+  get(signal?: AbortSignal): Promise<Credentials> {
+    if (signal?.aborted) return Promise.reject(signal.reason);
+    const cached = this.#cached;
+    if (cached && (cached.expiresAt === undefined || this.#clock.now() < cached.expiresAt)) {
+      return Promise.resolve(cached.credentials);
+    }
+    this.#inflight ??= this.#execute(signal).finally(() => {
+      this.#inflight = undefined;
+    });
+    return this.#inflight;
+  }
+
+  /** Drops the cached credentials, so the next `get()` runs the plugin again. */
+  invalidate(): void {
+    this.#cached = undefined;
+  }
+
+  /** The `KUBERNETES_EXEC_INFO` value sent to the plugin. */
+  execInfo(): string {
+    const spec = this.#exec.provideClusterInfo && this.#options.cluster
+      ? { interactive: false, cluster: this.#options.cluster }
+      : { interactive: false };
+    return JSON.stringify({ apiVersion: this.#exec.apiVersion, kind: "ExecCredential", spec });
+  }
+
+  async #execute(signal: AbortSignal | undefined): Promise<Credentials> {
+    const exec = this.#exec;
+    const env: Record<string, string> = {};
+    for (const { name, value } of exec.env) env[name] = value;
+    env["KUBERNETES_EXEC_INFO"] = this.execInfo();
+    const prefix =
+      `Cannot get credentials for user "${this.#options.user}" from exec plugin "${exec.command}"`;
+    const fail = (text: string, cause?: unknown) =>
+      new ConfigError(`${prefix}: ${text}`, {
+        reason: "ExecFailed",
+        ...(this.#options.origin
+          ? { file: this.#options.origin.file, field: this.#options.origin.field }
+          : {}),
+        ...(cause === undefined ? {} : { cause }),
+      });
+    let result;
+    try {
+      result = await this.#run(exec.command, { args: exec.args, env, ...(signal ? { signal } : {}) });
+    } catch (cause) {
+      if (signal?.aborted) throw signal.reason;
+      const hint = exec.installHint ? `\n${exec.installHint}` : "";
+      if (cause instanceof Deno.errors.NotFound) throw fail(`the command was not found${hint}`, cause);
+      throw fail(`the command could not be started: ${messageOf(cause)}${hint}`, cause);
+    }
+    if (result.code !== 0) {
+      const stderr = result.stderr.trim();
+      const shown = stderr.length > 2000 ? `${stderr.slice(0, 2000)}...` : stderr;
+      throw fail(`exited with code ${result.code}${shown ? `: ${shown}` : " and printed nothing to stderr"}`);
+    }
+    const output = parseExecOutput(result.stdout, exec.apiVersion, (text) => fail(text));
+    this.#cached = output;
+    return output.credentials;
+  }
+}

@@ -1,0 +1,100 @@
+import type { ConfigClock } from "./config_clock.ts";
+import type { ConfigLogger } from "./config_logger.ts";
+import { silentConfigLogger } from "./config_logger.ts";
+import { ConfigError } from "./config_error.ts";
+import { TokenFileSource } from "./token_file.ts";
+import type { ClusterConfig } from "./types.ts";
+import {
+  defaultEnv,
+  defaultReadTextFile,
+  type GetEnv,
+  isNotFound,
+  messageOf,
+  type ReadTextFile,
+} from "./_private.ts";
+
+/** Where Kubernetes mounts a pod's service-account token, CA bundle and namespace. */
+export const DEFAULT_IN_CLUSTER_DIR = "/var/run/secrets/kubernetes.io/serviceaccount";
+
+/** Options for {@linkcode inClusterConfig}. */
+export interface InClusterOptions {
+  /** Directory holding `token`, `ca.crt` and `namespace`. @default "/var/run/secrets/kubernetes.io/serviceaccount" */
+  dir?: string;
+  /** Reads KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT. @default Deno.env.get */
+  env?: (name: string) => string | undefined;
+  /** Reads the mounted files. @default Deno.readTextFile */
+  readTextFile?: (path: string) => Promise<string>;
+  /** Times token re-reads. @default systemClock */
+  clock?: ConfigClock;
+  /** Receives a warning when ca.crt cannot be read. @default a logger that drops everything */
+  logger?: ConfigLogger;
+  /** Aborts the initial token read. */
+  signal?: AbortSignal;
+}
+
+/** True when the environment says we run in a pod (both service variables are set). */
+export function isInCluster(env: (name: string) => string | undefined = defaultEnv): boolean {
+  return Boolean(env("KUBERNETES_SERVICE_HOST")) && Boolean(env("KUBERNETES_SERVICE_PORT"));
+}
+
+/**
+ * The configuration of a pod's own service account: server from KUBERNETES_SERVICE_HOST/PORT
+ * (IPv6 hosts bracketed), the mounted token (re-read as the kubelet rotates it), the mounted CA
+ * bundle and namespace. As in client-go, an unreadable ca.crt falls back to the system roots
+ * (with a warning); a missing namespace file means "default". The token is read once here so
+ * a missing token fails now rather than on the first request.
+ * @throws {ConfigError} `InCluster` when the variables are missing or invalid, `Unreadable` for the token.
+ */
+export async function inClusterConfig(options: InClusterOptions = {}): Promise<ClusterConfig> {
+  const env: GetEnv = options.env ?? defaultEnv;
+  const read: ReadTextFile = options.readTextFile ?? defaultReadTextFile;
+  const dir = options.dir ?? DEFAULT_IN_CLUSTER_DIR;
+  const logger = options.logger ?? silentConfigLogger;
+  const host = env("KUBERNETES_SERVICE_HOST");
+  const port = env("KUBERNETES_SERVICE_PORT");
+  if (!host || !port) {
+    throw new ConfigError(
+      "Cannot load in-cluster config: KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT must be set",
+      { reason: "InCluster" },
+    );
+  }
+  const bracketed = host.includes(":") && !host.startsWith("[") ? `[${host}]` : host;
+  let server: URL;
+  try {
+    if (!/^\d{1,5}$/.test(port)) throw new TypeError(`port "${port}" is not a number`);
+    server = new URL(`https://${bracketed}:${port}`);
+  } catch (cause) {
+    throw new ConfigError(
+      `Cannot load in-cluster config: KUBERNETES_SERVICE_HOST="${host}" and KUBERNETES_SERVICE_PORT="${port}" do not form a URL`,
+      { reason: "InCluster", cause },
+    );
+  }
+  const credentials = new TokenFileSource(`${dir}/token`, {
+    readTextFile: read,
+    logger,
+    ...(options.clock ? { clock: options.clock } : {}),
+  });
+  await credentials.get(options.signal);
+  let caCerts: string[] | undefined;
+  try {
+    caCerts = [await read(`${dir}/ca.crt`)];
+  } catch (error) {
+    logger.warn("cannot read the in-cluster CA bundle; using the system roots", {
+      path: `${dir}/ca.crt`,
+      error: messageOf(error),
+    });
+  }
+  let namespace = "default";
+  try {
+    namespace = (await read(`${dir}/namespace`)).trim() || "default";
+  } catch (cause) {
+    if (!isNotFound(cause)) {
+      throw new ConfigError(`Cannot read in-cluster namespace file "${dir}/namespace": ${messageOf(cause)}`, {
+        reason: "Unreadable",
+        file: `${dir}/namespace`,
+        cause,
+      });
+    }
+  }
+  return { server, tls: caCerts ? { caCerts } : {}, credentials, namespace, source: "in-cluster" };
+}

@@ -1,0 +1,281 @@
+import type { KubeObject, ResourceRef } from "../client/types.ts";
+import { type Logger, type MetricsRegistry, noopLogger, queueMetricsFor } from "../observe/mod.ts";
+import { type RateLimiter, RateLimitingQueue } from "../queue/mod.ts";
+import { type Clock, systemClock } from "../time/clock.ts";
+import {
+  type ControllerMetrics,
+  controllerMetricsFor,
+  noopControllerMetrics,
+  type ReconcileResult,
+} from "./metrics.ts";
+import { requestFor, requestForController, requestFromKey, requestKey } from "./owner.ts";
+import type { InformerLike, InformerSource, Predicate, Reconciler, Request, TriggerEvent } from "./types.ts";
+
+/** An owned kind: changes enqueue the controlling owner when it is of the primary kind. */
+export interface OwnsSource {
+  /** The watched resource. */
+  ref: ResourceRef;
+  /** Filters on this source (all must pass). @default [] */
+  predicates?: Predicate[];
+}
+
+/** Any other kind: changes enqueue whatever `map` returns. */
+export interface WatchesSource {
+  /** The watched resource. */
+  ref: ResourceRef;
+  /** The requests a changed object triggers. */
+  map: (obj: KubeObject) => Request[];
+  /** Filters on this source (all must pass). @default [] */
+  predicates?: Predicate[];
+}
+
+/** Options of {@linkcode controller}. */
+export interface ControllerOptions<T extends KubeObject = KubeObject> {
+  /** Names the controller in logs, metrics and the queue. */
+  name: string;
+  /** The primary kind: its changes enqueue the object itself. */
+  for: ResourceRef;
+  /** Filters on primary changes (all must pass). @default [] */
+  predicates?: Predicate<T>[];
+  /** Owned kinds (e.g. Deployments a Foo creates). @default [] */
+  owns?: (ResourceRef | OwnsSource)[];
+  /** Other kinds with a mapping to requests. @default [] */
+  watches?: WatchesSource[];
+  /** Brings the world in line with one primary object. */
+  reconcile: Reconciler;
+  /** Concurrent reconciles (never two of one key). @default 1 */
+  workers?: number;
+  /** Aborts `ctx.signal` after this long; cooperative, the call is still awaited. @default no timeout */
+  reconcileTimeoutMs?: number;
+  /** How long shutdown waits for in-flight reconciles before aborting their signals. @default 30_000 */
+  shutdownGracePeriodMs?: number;
+  /** Watch only this namespace. @default all namespaces */
+  namespace?: string;
+  /** Backoff of failed keys. @default the queue's default (5 ms .. 1000 s per key, 10 qps burst 100) */
+  rateLimiter?: RateLimiter<string>;
+  /** Registers controller_runtime_* and workqueue_* metrics. @default no metrics */
+  registry?: MetricsRegistry;
+  /** Structured logs. @default noopLogger */
+  logger?: Logger;
+  /** Time source. @default systemClock */
+  clock?: Clock;
+}
+
+/**
+ * A level-triggered controller: informer changes become keys ("ns/name") in a rate-limiting queue and
+ * N workers call reconcile with each key; reconcile reads the current state from the informer stores.
+ * Guarantees (from the queue): a key is never reconciled by two workers at once, and a change during a
+ * reconcile runs it again afterwards. A thrown error re-queues the key with per-key backoff and never
+ * stops a worker. Create with {@linkcode controller}.
+ */
+export class Controller<T extends KubeObject = KubeObject> {
+  /** The controller's name. */
+  readonly name: string;
+  /** The queue of keys; exposed for tests and for enqueueing from elsewhere. */
+  readonly queue: RateLimitingQueue<string>;
+  /** The informer of the primary kind. */
+  readonly primary: InformerLike<T>;
+  #informers: InformerLike[] = [];
+  #unsubscribe: (() => void)[] = [];
+  #reconcile: Reconciler;
+  #workers: number;
+  #timeoutMs: number | undefined;
+  #graceMs: number;
+  #clock: Clock;
+  #logger: Logger;
+  #metrics: ControllerMetrics;
+  #active = 0;
+  #running = new Set<string>();
+  #hardStop = new AbortController();
+  #started = false;
+
+  /** @internal Use {@linkcode controller}. */
+  constructor(informers: InformerSource, options: ControllerOptions<T>) {
+    const o = options;
+    if (!o.name) throw new TypeError("A controller needs a name");
+    this.#workers = o.workers ?? 1;
+    if (!Number.isInteger(this.#workers) || this.#workers < 1) {
+      throw new RangeError(`Controller "${o.name}": workers must be a positive integer, got ${o.workers}`);
+    }
+    this.name = o.name;
+    this.#reconcile = o.reconcile;
+    this.#timeoutMs = o.reconcileTimeoutMs;
+    this.#graceMs = o.shutdownGracePeriodMs ?? 30_000;
+    this.#clock = o.clock ?? systemClock;
+    this.#logger = (o.logger ?? noopLogger).child({ controller: o.name });
+    this.#metrics = o.registry ? controllerMetricsFor(o.registry, o.name) : noopControllerMetrics;
+    this.queue = new RateLimitingQueue<string>({
+      name: o.name,
+      clock: this.#clock,
+      ...(o.rateLimiter ? { rateLimiter: o.rateLimiter } : {}),
+      ...(o.registry ? { metrics: queueMetricsFor(o.registry, o.name) } : {}),
+    });
+    const scope = o.namespace ? { namespace: o.namespace } : {};
+    const primaryKind = o.for;
+    this.primary = this.#watch<T>(informers.informer<T>(o.for, scope), o.predicates ?? [], (obj) => [
+      requestFor(obj),
+    ]);
+    for (const owned of o.owns ?? []) {
+      const source: OwnsSource = "ref" in owned ? owned : { ref: owned };
+      this.#watch(informers.informer(source.ref, scope), source.predicates ?? [], (obj) => {
+        const request = requestForController(obj, primaryKind);
+        return request ? [request] : [];
+      });
+    }
+    for (const w of o.watches ?? []) this.#watch(informers.informer(w.ref, scope), w.predicates ?? [], w.map);
+    this.#metrics.maxConcurrentReconciles(this.#workers);
+    this.#metrics.activeWorkers(0);
+  }
+
+  /** True once every informer this controller reads has synced. */
+  hasSynced(): boolean {
+    return this.#informers.every((i) => i.hasSynced());
+  }
+
+  /** Adds a request to the queue. */
+  enqueue(request: Request): void {
+    this.queue.add(requestKey(request));
+  }
+
+  /**
+   * Waits for the informers to sync, reconciles every primary object once, then runs the workers until
+   * `signal` aborts. Shutdown stops taking work, waits up to the grace period for in-flight reconciles
+   * (then aborts their signals) and resolves. Runs once.
+   */
+  async run(options: { signal: AbortSignal }): Promise<void> {
+    if (this.#started) throw new Error(`Controller "${this.name}" has already run`);
+    this.#started = true;
+    const { signal } = options;
+    try {
+      await this.#runWorkers(signal);
+    } finally {
+      await this.queue.shutDown();
+      for (const unsubscribe of this.#unsubscribe.splice(0)) unsubscribe();
+      this.#logger.info("Stopped");
+    }
+  }
+
+  async #runWorkers(signal: AbortSignal): Promise<void> {
+    try {
+      await Promise.all(this.#informers.map((i) => i.ready(signal)));
+    } catch (error) {
+      if (!signal.aborted) {
+        throw new Error(`Controller "${this.name}": caches did not sync`, { cause: error });
+      }
+    }
+    if (!signal.aborted) {
+      for (const obj of this.primary.store.list()) this.enqueue(requestFor(obj));
+      this.#logger.info("Starting workers", { workers: this.#workers });
+      const workers = Array.from({ length: this.#workers }, () => this.#worker());
+      await new Promise<void>((resolve) => signal.addEventListener("abort", () => resolve(), { once: true }));
+      this.#logger.info("Shutting down: waiting for in-flight reconciles", { inFlight: [...this.#running] });
+      const drained = this.queue.shutDown({ drain: true });
+      let timer: { cancel(): void } | undefined;
+      const timedOut = new Promise<boolean>((resolve) => {
+        timer = this.#clock.setTimer(() => resolve(true), this.#graceMs);
+      });
+      const late = await Promise.race([drained.then(() => false), timedOut]);
+      timer?.cancel();
+      if (late) {
+        this.#logger.warn("Shutdown grace period ended; aborting in-flight reconciles", {
+          inFlight: [...this.#running],
+          gracePeriodMs: this.#graceMs,
+        });
+        this.#hardStop.abort(new Error("shutdown grace period ended"));
+      } else {
+        await Promise.all(workers);
+      }
+    }
+  }
+
+  #watch<S extends KubeObject>(
+    informer: InformerLike<S>,
+    predicates: Predicate<S>[],
+    map: (obj: S) => Request[],
+  ): InformerLike<S> {
+    this.#informers.push(informer as unknown as InformerLike);
+    const trigger = (event: TriggerEvent<S>) => {
+      try {
+        if (!predicates.every((p) => p(event))) return;
+        const objects = event.type === "update" ? [event.oldObject, event.object] : [event.object];
+        // One event may map to the same key twice (old and new object); add it once.
+        const keys = new Set(objects.flatMap((obj) => map(obj).map(requestKey)));
+        for (const key of keys) this.queue.add(key);
+      } catch (error) {
+        this.#logger.error("Cannot map an informer event to requests", { error, event: event.type });
+      }
+    };
+    this.#unsubscribe.push(informer.subscribe({
+      onAdd: (object) => trigger({ type: "add", object }),
+      onUpdate: (oldObject, object) => trigger({ type: "update", oldObject, object }),
+      onDelete: (object) => trigger({ type: "delete", object }),
+    }));
+    return informer;
+  }
+
+  async #worker(): Promise<void> {
+    for (;;) {
+      const key = await this.queue.get();
+      if (key === undefined) return;
+      this.#metrics.activeWorkers(++this.#active);
+      this.#running.add(key);
+      try {
+        await this.#process(key);
+      } finally {
+        this.#running.delete(key);
+        this.#metrics.activeWorkers(--this.#active);
+        this.queue.done(key);
+      }
+    }
+  }
+
+  async #process(key: string): Promise<void> {
+    const logger = this.#logger.child({ key });
+    const ctl = new AbortController();
+    const onHardStop = () => ctl.abort(this.#hardStop.signal.reason);
+    this.#hardStop.signal.addEventListener("abort", onHardStop, { once: true });
+    const timer = this.#timeoutMs === undefined ? undefined : this.#clock.setTimer(() => {
+      this.#metrics.timedOut();
+      ctl.abort(
+        new DOMException(`Reconcile of "${key}" timed out after ${this.#timeoutMs} ms`, "TimeoutError"),
+      );
+    }, this.#timeoutMs);
+    const started = this.#clock.now();
+    let result: ReconcileResult;
+    try {
+      const retries = this.queue.numRequeues(key);
+      const action = await this.#reconcile(requestFromKey(key), { signal: ctl.signal, logger, key, retries });
+      if (action?.requeueAfterMs !== undefined && action.requeueAfterMs > 0) {
+        this.queue.forget(key);
+        this.queue.addAfter(key, action.requeueAfterMs);
+        result = "requeue_after";
+      } else if (action?.requeue) {
+        this.queue.addRateLimited(key);
+        result = "requeue";
+      } else {
+        this.queue.forget(key);
+        result = "success";
+      }
+    } catch (error) {
+      this.queue.addRateLimited(key);
+      result = "error";
+      logger.error("Reconciler error", { error, retries: this.queue.numRequeues(key) });
+    } finally {
+      timer?.cancel();
+      this.#hardStop.signal.removeEventListener("abort", onHardStop);
+    }
+    this.#metrics.reconciled(result, (this.#clock.now() - started) / 1000);
+  }
+}
+
+/**
+ * Builds a controller whose informers come from `informers` (usually the Manager's
+ * SharedInformerFactory). Handlers are registered at once, so build controllers before starting the
+ * informers. Run it with `controller.run({ signal })`, or let a Manager run it.
+ */
+export function controller<T extends KubeObject = KubeObject>(
+  informers: InformerSource,
+  options: ControllerOptions<T>,
+): Controller<T> {
+  return new Controller<T>(informers, options);
+}

@@ -1,0 +1,178 @@
+import type { KubeObject } from "../client/types.ts";
+import { LeaderElector, type LeaderElectorOptions, type LeaseClient } from "../leader/mod.ts";
+import { type Logger, MetricsRegistry, noopLogger, serveObservability } from "../observe/mod.ts";
+import { type Clock, systemClock } from "../time/clock.ts";
+import { type Controller, controller, type ControllerOptions } from "./controller.ts";
+import { leaderMetricsFor } from "./metrics.ts";
+import type { InformerSource } from "./types.ts";
+
+/** What the Manager needs from a SharedInformerFactory. */
+export interface InformerFactoryLike extends InformerSource {
+  /** Starts every informer created so far (and later ones) until `signal` aborts. */
+  start(signal: AbortSignal): void;
+}
+
+/** Leader election settings of a Manager. */
+export type ManagerLeaderElection =
+  & Omit<LeaderElectorOptions, "onStartedLeading" | "onStoppedLeading" | "clock" | "logger" | "metrics">
+  & {
+    /** Reads and writes the Lease (a KubeClient). */
+    client: LeaseClient;
+  };
+
+/** Options of {@linkcode Manager}. */
+export interface ManagerOptions {
+  /** Run controllers only while holding this Lease. @default no leader election: always run */
+  leaderElection?: ManagerLeaderElection;
+  /** Shared by every controller and served at /metrics. @default a new MetricsRegistry */
+  registry?: MetricsRegistry;
+  /** Where /metrics listens; "0" disables. @default ":8080" */
+  metricsAddress?: string;
+  /** Where /healthz and /readyz listen; "0" disables. @default ":8081" */
+  healthAddress?: string;
+  /** Default grace period of controllers created through the Manager. @default 30_000 */
+  gracefulShutdownMs?: number;
+  /** Structured logs. @default noopLogger */
+  logger?: Logger;
+  /** Time source. @default systemClock */
+  clock?: Clock;
+}
+
+/** Thrown by {@linkcode Manager.run} when leadership is lost; the process should exit and restart. */
+export class LeaderElectionLostError extends Error {
+  /** Creates the instance; see the options type for defaults. */
+  constructor(lease: string) {
+    super(`Leader election lost: lease "${lease}" could not be renewed`);
+    this.name = "LeaderElectionLostError";
+  }
+}
+
+/**
+ * Runs controllers the way controller-runtime's manager does: starts the shared informers (always, so
+ * a standby has warm caches), runs the controllers only while leading when leader election is on, and
+ * serves /healthz, /readyz (all controller caches synced) and /metrics.
+ *
+ * On abort: controllers stop taking work and in-flight reconciles get up to the grace period; then the
+ * Lease is released, informers and servers stop, and `run` resolves. Losing leadership rejects with
+ * {@linkcode LeaderElectionLostError}. A second SIGINT/SIGTERM exiting at once is the process' business:
+ * main.ts does it with `installSignalHandlers`.
+ */
+export class Manager {
+  /** The registry served at /metrics. */
+  readonly registry: MetricsRegistry;
+  #factory: InformerFactoryLike;
+  #options: ManagerOptions;
+  #logger: Logger;
+  #clock: Clock;
+  #controllers: Controller<KubeObject>[] = [];
+  #elector: LeaderElector | undefined;
+  #started = false;
+
+  /** Creates the instance; see the options type for defaults. */
+  constructor(informers: InformerFactoryLike, options: ManagerOptions = {}) {
+    this.#factory = informers;
+    this.#options = options;
+    this.registry = options.registry ?? new MetricsRegistry();
+    this.#logger = options.logger ?? noopLogger;
+    this.#clock = options.clock ?? systemClock;
+  }
+
+  /** Builds a controller on the Manager's informers, registry, logger and clock, and registers it. */
+  controller<T extends KubeObject>(options: ControllerOptions<T>): Controller<T> {
+    if (this.#started) throw new Error("Register controllers before Manager.run");
+    const c = controller<T>(this.#factory, {
+      registry: this.registry,
+      logger: this.#logger,
+      clock: this.#clock,
+      shutdownGracePeriodMs: this.#options.gracefulShutdownMs ?? 30_000,
+      ...options,
+    });
+    this.#controllers.push(c as unknown as Controller<KubeObject>);
+    return c;
+  }
+
+  /** True once every controller's informers have synced (the /readyz check). */
+  ready(): boolean {
+    return this.#controllers.every((c) => c.hasSynced());
+  }
+
+  /** True while controllers may run: leading, or leader election is off. */
+  get isLeader(): boolean {
+    return this.#elector ? this.#elector.isLeader : this.#started;
+  }
+
+  /** Runs until `signal` aborts (resolves) or leadership is lost / a controller fails (rejects). */
+  async run(options: { signal: AbortSignal }): Promise<void> {
+    if (this.#started) throw new Error("Manager.run may be called once");
+    this.#started = true;
+    const { signal } = options;
+    const background = new AbortController();
+    const o = this.#options;
+    const server = o.metricsAddress === "0" && o.healthAddress === "0" ? undefined : serveObservability({
+      metricsAddress: o.metricsAddress ?? ":8080",
+      healthAddress: o.healthAddress ?? ":8081",
+      registry: this.registry,
+      readyz: () => this.ready(),
+      signal: background.signal,
+      logger: this.#logger,
+    });
+    this.#factory.start(background.signal);
+    try {
+      const election = o.leaderElection;
+      if (!election) {
+        await this.#runControllers(signal);
+        return;
+      }
+      const { client, ...electorOptions } = election;
+      const campaign = new AbortController();
+      const stopCampaign = () => campaign.abort(signal.reason);
+      signal.addEventListener("abort", stopCampaign, { once: true });
+      let failure: unknown;
+      this.#elector = new LeaderElector(client, {
+        ...electorOptions,
+        clock: this.#clock,
+        logger: this.#logger,
+        metrics: leaderMetricsFor(this.registry),
+        onStartedLeading: async (leading) => {
+          try {
+            await this.#runControllers(leading);
+          } catch (error) {
+            failure = error;
+            campaign.abort(error);
+          }
+        },
+      });
+      try {
+        await this.#elector.run({ signal: campaign.signal });
+      } finally {
+        signal.removeEventListener("abort", stopCampaign);
+      }
+      if (failure !== undefined) throw failure;
+      if (!signal.aborted) throw new LeaderElectionLostError(`${election.namespace}/${election.leaseName}`);
+    } finally {
+      background.abort();
+      await server?.finished;
+      this.#logger.info("Manager stopped");
+    }
+  }
+
+  async #runControllers(signal: AbortSignal): Promise<void> {
+    const stop = new AbortController();
+    const onAbort = () => stop.abort(signal.reason);
+    if (signal.aborted) onAbort();
+    else signal.addEventListener("abort", onAbort, { once: true });
+    const runs = this.#controllers.map((c) =>
+      c.run({ signal: stop.signal }).catch((error) => {
+        stop.abort(error);
+        throw error;
+      })
+    );
+    try {
+      const results = await Promise.allSettled(runs);
+      const failed = results.find((r): r is PromiseRejectedResult => r.status === "rejected");
+      if (failed) throw failed.reason;
+    } finally {
+      signal.removeEventListener("abort", onAbort);
+    }
+  }
+}

@@ -1,0 +1,19 @@
+/**
+ * `events.k8s.io/v1` Event recording with series aggregation and a per-object spam filter.
+ * @module
+ */
+export { type EventInfo, EventRecorder, type EventRecorderOptions } from "./recorder.ts";
+export { formatMicroTime } from "./micro_time.ts";
+export { SpamFilter, type SpamFilterOptions } from "./spam_filter.ts";
+export {
+  type EventRequestOptions,
+  type EventsClient,
+  type EventSeries,
+  eventsRef,
+  type EventType,
+  type EventV1,
+  type ObjectReference,
+} from "./types.ts";
+export type { KubeObject, ObjectMeta, ResourceRef } from "../client/types.ts";
+export type { Logger } from "../observe/types.ts";
+export type { Clock } from "../time/clock.ts";

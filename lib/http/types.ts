@@ -1,0 +1,51 @@
+/** TLS settings for HTTPS connections. All PEM strings; nothing is read from disk here. */
+export interface TlsOptions {
+  /** Extra trusted CA certificates (PEM). When absent, the system roots are used. */
+  readonly caCerts?: readonly string[];
+  /** Client certificate chain (PEM) for mutual TLS. Needs `key`. */
+  readonly cert?: string;
+  /** Client private key (PEM): RSA PKCS#1, RSA/EC PKCS#8 or EC SEC1. Needs `cert`. */
+  readonly key?: string;
+  /** Skip server certificate verification. Only ever set from an explicit configuration. */
+  readonly insecureSkipVerify?: boolean;
+  /** Name to verify the server certificate against, when it differs from the URL's host. */
+  readonly serverName?: string;
+}
+
+/** One HTTP/1.1 request. */
+export interface HttpRequest {
+  readonly method: string;
+  readonly url: URL;
+  readonly headers?: Readonly<Record<string, string>>;
+  readonly body?: Uint8Array | string;
+  /** Aborts connecting, sending and reading the body. */
+  readonly signal?: AbortSignal;
+  /**
+   * A long-lived streaming response (a watch): it gets a connection of its own that is never
+   * returned to the pool, and no read timeout applies between body chunks.
+   * @default false
+   */
+  readonly stream?: boolean;
+}
+
+/** A response whose head has been read; the body is read on demand. */
+export interface HttpResponse {
+  readonly status: number;
+  readonly statusText: string;
+  readonly headers: Headers;
+  /** The body with transfer coding (chunked) and content coding (gzip) removed. */
+  readonly body: ReadableStream<Uint8Array>;
+  /** Reads the whole body. */
+  bytes(): Promise<Uint8Array>;
+  /** Reads the whole body as UTF-8. */
+  text(): Promise<string>;
+  /** Stops reading and releases the connection (closed, unless the body was fully read). */
+  cancel(): Promise<void>;
+}
+
+/** Sends requests. The REST client depends only on this, so tests can script it. */
+export interface Transport {
+  request(request: HttpRequest): Promise<HttpResponse>;
+  /** Closes idle connections; requests in flight finish. */
+  close(): void;
+}

@@ -1,0 +1,205 @@
+import { type Clock, systemClock } from "../time/clock.ts";
+import { type InFlightStats, noopQueueMetrics, type QueueMetrics } from "./queue_metrics.ts";
+
+/** Options of {@link WorkQueue}. */
+export interface WorkQueueOptions {
+  /** Measures queue latency and work duration. @default systemClock */
+  clock?: Clock;
+  /** Hooks called as the queue changes. @default noopQueueMetrics */
+  metrics?: QueueMetrics;
+  /** A name for logs and metrics. @default "" */
+  name?: string;
+}
+
+/** Options of {@link WorkQueue.shutDown}. */
+export interface ShutDownOptions {
+  /** Wait until every item handed out by `get` has been passed to `done`. @default false */
+  drain?: boolean;
+}
+
+/** Options of {@link WorkQueue.get}. */
+export interface GetOptions {
+  /** Stops waiting: the returned promise rejects with `signal.reason`. */
+  signal?: AbortSignal;
+}
+
+interface Waiter<T> {
+  resolve(item: T | undefined): void;
+}
+
+/**
+ * A queue of keys for controllers, with client-go's workqueue guarantees:
+ *
+ * - **Fair**: items are handed out in the order they were added (FIFO), and waiting `get` callers
+ *   are served in the order they called.
+ * - **Stingy**: an item is never handed to two workers at once, and adding an item that is already
+ *   waiting does nothing (the adds collapse into one). Items are compared like `Map` keys: strings
+ *   by value, objects by identity.
+ * - **Re-add while processing**: an item added while a worker processes it is not handed out again
+ *   until that worker calls `done`; then it is queued once more, so the latest change is seen.
+ * - **Shutdown**: after `shutDown`, adds are ignored, items still waiting are dropped (a controller
+ *   is level-triggered: the next start resyncs everything) and `get` resolves `undefined`.
+ *   `shutDown({ drain: true })` resolves once every handed-out item is `done`.
+ *
+ * It does not guarantee that an item is processed exactly once per add, nor any order between an
+ * item that is re-queued by `done` and items added meanwhile (it goes to the back).
+ */
+export class WorkQueue<T = string> {
+  /** The name given in the options. */
+  readonly name: string;
+  /** The queue's clock, shared with subclasses for timing. */
+  protected readonly clock: Clock;
+  /** The metrics hooks, shared with subclasses. */
+  protected readonly metrics: QueueMetrics;
+  // FIFO as an array with a moving head, so taking the first item is O(1).
+  #items: T[] = [];
+  #head = 0;
+  /** Items that need processing, with the time of the add that made them dirty. */
+  #dirty = new Map<T, number>();
+  /** Items handed out and not yet done, with the time they were handed out. */
+  #processing = new Map<T, number>();
+  #waiters: Waiter<T>[] = [];
+  #shuttingDown = false;
+  #drained: (() => void)[] = [];
+
+  /** Creates an empty queue. */
+  constructor(options: WorkQueueOptions = {}) {
+    this.name = options.name ?? "";
+    this.clock = options.clock ?? systemClock;
+    this.metrics = options.metrics ?? noopQueueMetrics;
+    this.metrics.trackInFlight(() => this.#inFlight());
+    this.metrics.depth(0);
+  }
+
+  /** Marks `item` as needing processing. Ignored after shutdown or if it is already waiting. */
+  add(item: T): void {
+    if (this.#shuttingDown || this.#dirty.has(item)) return;
+    this.#dirty.set(item, this.clock.now());
+    this.metrics.added();
+    if (this.#processing.has(item)) return; // queued again by done()
+    this.#push(item);
+  }
+
+  /** The number of items waiting to be handed out. */
+  len(): number {
+    return this.#items.length - this.#head;
+  }
+
+  /**
+   * Waits for the next item. Resolves `undefined` once the queue is shut down. The caller owns the
+   * item until it calls `done(item)`.
+   */
+  get(options: GetOptions = {}): Promise<T | undefined> {
+    const { signal } = options;
+    if (signal?.aborted) return Promise.reject(signal.reason);
+    if (this.#shuttingDown) return Promise.resolve(undefined);
+    if (this.len() > 0) return Promise.resolve(this.#take());
+    return new Promise<T | undefined>((resolve, reject) => {
+      const onAbort = () => {
+        const at = this.#waiters.indexOf(waiter);
+        if (at >= 0) this.#waiters.splice(at, 1);
+        reject(signal?.reason);
+      };
+      const waiter: Waiter<T> = {
+        resolve: (item) => {
+          signal?.removeEventListener("abort", onAbort);
+          resolve(item);
+        },
+      };
+      this.#waiters.push(waiter);
+      signal?.addEventListener("abort", onAbort, { once: true });
+    });
+  }
+
+  /**
+   * Marks the processing of `item` as finished; re-queues it if it was added meanwhile. Ignored for
+   * an item that is not being processed (e.g. `done` called twice).
+   */
+  done(item: T): void {
+    const started = this.#processing.get(item);
+    if (started === undefined) return; // not handed out (or done twice): nothing to finish
+    this.#processing.delete(item);
+    this.metrics.workDuration(seconds(this.clock.now() - started));
+    if (this.#dirty.has(item) && !this.#shuttingDown) this.#push(item);
+    if (this.#processing.size === 0 && this.#shuttingDown) {
+      for (const resolve of this.#drained.splice(0)) resolve();
+    }
+  }
+
+  /**
+   * Stops the queue: waiting and future `get` calls resolve `undefined`, adds are ignored and
+   * waiting items are dropped. With `drain`, resolves once every handed-out item is `done`.
+   */
+  shutDown(options: ShutDownOptions = {}): Promise<void> {
+    if (!this.#shuttingDown) {
+      this.#shuttingDown = true;
+      this.#items = [];
+      this.#head = 0;
+      this.#dirty.clear();
+      this.metrics.depth(0);
+      for (const waiter of this.#waiters.splice(0)) waiter.resolve(undefined);
+    }
+    if (!options.drain || this.#processing.size === 0) return Promise.resolve();
+    return new Promise((resolve) => this.#drained.push(resolve));
+  }
+
+  /** True once `shutDown` has been called. */
+  get shuttingDown(): boolean {
+    return this.#shuttingDown;
+  }
+
+  /** Shuts the queue down without draining. */
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.shutDown();
+  }
+
+  #push(item: T): void {
+    const waiter = this.#waiters.shift();
+    if (waiter) {
+      // Someone is waiting, so the queue is empty: hand the item over directly.
+      waiter.resolve(this.#start(item));
+      return;
+    }
+    this.#items.push(item);
+    this.metrics.depth(this.len());
+  }
+
+  #take(): T {
+    const item = this.#items[this.#head] as T;
+    this.#head++;
+    if (this.#head === this.#items.length) {
+      this.#items = [];
+      this.#head = 0;
+    } else if (this.#head > 1024 && this.#head * 2 > this.#items.length) {
+      this.#items = this.#items.slice(this.#head);
+      this.#head = 0;
+    }
+    this.metrics.depth(this.len());
+    return this.#start(item);
+  }
+
+  #start(item: T): T {
+    const now = this.clock.now();
+    const addedAt = this.#dirty.get(item) ?? now;
+    this.#dirty.delete(item);
+    this.#processing.set(item, now);
+    this.metrics.queueLatency(seconds(now - addedAt));
+    return item;
+  }
+
+  #inFlight(): InFlightStats {
+    const now = this.clock.now();
+    let unfinished = 0;
+    let longest = 0;
+    for (const started of this.#processing.values()) {
+      const elapsed = seconds(now - started);
+      unfinished += elapsed;
+      if (elapsed > longest) longest = elapsed;
+    }
+    return { unfinishedWorkSeconds: unfinished, longestRunningProcessorSeconds: longest };
+  }
+}
+
+function seconds(ms: number): number {
+  return Math.max(0, ms) / 1000;
+}

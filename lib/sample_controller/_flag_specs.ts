@@ -1,0 +1,162 @@
+import { type ControllerFlags, FlagError } from "./controller_flags.ts";
+
+/** One flag: its name (without dashes), whether it is boolean, its help line and how it sets the draft. */
+export type Spec = {
+  name: string;
+  value: "string" | "bool";
+  help: string;
+  apply: (f: Draft, v: string, as: string) => void;
+};
+/** A ControllerFlags being filled in. */
+export type Draft = { -readonly [K in keyof ControllerFlags]: ControllerFlags[K] };
+
+const dnsLabel = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+const dnsSubdomain = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+
+function invalid(as: string, value: string, why: string): FlagError {
+  return new FlagError(`invalid value "${value}" for flag ${as}: ${why}`, as);
+}
+function nonEmpty(as: string, value: string): string {
+  if (value === "") throw invalid(as, value, "must not be empty");
+  return value;
+}
+function integer(as: string, value: string, min: number, max: number): number {
+  const n = /^[0-9]+$/.test(value) ? Number(value) : NaN;
+  if (!Number.isSafeInteger(n) || n < min || n > max) {
+    throw invalid(as, value, `must be an integer from ${min} to ${max}`);
+  }
+  return n;
+}
+function boolean(as: string, value: string): boolean {
+  if (["true", "1", "t", "TRUE", "True", "T"].includes(value)) return true;
+  if (["false", "0", "f", "FALSE", "False", "F"].includes(value)) return false;
+  throw invalid(as, value, "must be true or false");
+}
+function bindAddress(as: string, value: string): string {
+  if (value === "0") return value;
+  const match = /^(\[[0-9a-fA-F:.]+\]|[^:[\]]*):([0-9]{1,5})$/.exec(value);
+  if (!match || Number(match[2]) > 65535) throw invalid(as, value, 'must be "host:port", ":port" or "0"');
+  return value;
+}
+function oneOf<T extends string>(as: string, value: string, allowed: readonly T[]): T {
+  const found = allowed.find((a) => a === value);
+  if (found === undefined) throw invalid(as, value, `must be one of ${allowed.join(", ")}`);
+  return found;
+}
+
+export const specs: readonly Spec[] = [
+  {
+    name: "kubeconfig",
+    value: "string",
+    help: "Path to a kubeconfig. Only required if out-of-cluster.",
+    apply: (f, v, as) => f.kubeconfig = nonEmpty(as, v),
+  },
+  {
+    name: "context",
+    value: "string",
+    help: "Kubeconfig context to use (default: its current-context).",
+    apply: (f, v, as) => f.context = nonEmpty(as, v),
+  },
+  {
+    name: "master",
+    value: "string",
+    help: "Address of the API server. Overrides any value in kubeconfig.",
+    apply: (f, v, as) => {
+      if (!/^https?:\/\/[^/]/.test(v) && !/^[^/:]+(:[0-9]+)?$/.test(v)) {
+        throw invalid(as, v, "must be a URL such as https://host:6443");
+      }
+      f.master = v;
+    },
+  },
+  {
+    name: "namespace",
+    value: "string",
+    help: "Watch Foos and Deployments in this namespace only (default: all).",
+    apply: (f, v, as) => {
+      if (!dnsLabel.test(v) || v.length > 63) {
+        throw invalid(as, v, "must be a namespace name (RFC 1123 label)");
+      }
+      f.namespace = v;
+    },
+  },
+  {
+    name: "workers",
+    value: "string",
+    help: "Number of concurrent reconciles (default 2).",
+    apply: (f, v, as) => f.workers = integer(as, v, 1, 1000),
+  },
+  {
+    name: "leader-elect",
+    value: "bool",
+    help: "Run only while holding the leader-election Lease.",
+    apply: (f, v, as) => f.leaderElect = boolean(as, v),
+  },
+  {
+    name: "leader-election-id",
+    value: "string",
+    help: 'Name of the Lease (default "kubeloop-sample-controller").',
+    apply: (f, v, as) => {
+      if (!dnsSubdomain.test(v) || v.length > 253) {
+        throw invalid(as, v, "must be a Lease name (RFC 1123 subdomain)");
+      }
+      f.leaderElectionId = v;
+    },
+  },
+  {
+    name: "leader-election-namespace",
+    value: "string",
+    help: 'Namespace of the Lease (default: the in-cluster namespace, else "default").',
+    apply: (f, v, as) => {
+      if (!dnsLabel.test(v) || v.length > 63) {
+        throw invalid(as, v, "must be a namespace name (RFC 1123 label)");
+      }
+      f.leaderElectionNamespace = v;
+    },
+  },
+  {
+    name: "metrics-bind-address",
+    value: "string",
+    help: 'Address of /metrics, "0" disables (default ":8080").',
+    apply: (f, v, as) => f.metricsBindAddress = bindAddress(as, v),
+  },
+  {
+    name: "health-probe-bind-address",
+    value: "string",
+    help: 'Address of /healthz and /readyz, "0" disables (default ":8081").',
+    apply: (f, v, as) => f.healthProbeBindAddress = bindAddress(as, v),
+  },
+  {
+    name: "kube-api-qps",
+    value: "string",
+    help: "Requests per second to the API server (default: the client's).",
+    apply: (f, v, as) => {
+      const n = /^[0-9]+(\.[0-9]+)?$/.test(v) ? Number(v) : NaN;
+      if (!(n > 0) || !Number.isFinite(n)) throw invalid(as, v, "must be a number greater than 0");
+      f.kubeApiQps = n;
+    },
+  },
+  {
+    name: "kube-api-burst",
+    value: "string",
+    help: "Burst of requests to the API server (default: the client's).",
+    apply: (f, v, as) => f.kubeApiBurst = integer(as, v, 1, 100_000),
+  },
+  {
+    name: "log-level",
+    value: "string",
+    help: "debug, info, warn or error (default info).",
+    apply: (f, v, as) => f.logLevel = oneOf(as, v, ["debug", "info", "warn", "error"] as const),
+  },
+  {
+    name: "log-format",
+    value: "string",
+    help: "json or text (default json).",
+    apply: (f, v, as) => f.logFormat = oneOf(as, v, ["json", "text"] as const),
+  },
+  {
+    name: "v",
+    value: "string",
+    help: "klog verbosity, accepted for compatibility with sample-controller: 4 or more means debug.",
+    apply: (f, v, as) => f.logLevel = integer(as, v, 0, 10) >= 4 ? "debug" : "info",
+  },
+];

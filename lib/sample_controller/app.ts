@@ -1,0 +1,138 @@
+import { SharedInformerFactory } from "../cache/mod.ts";
+import { KubeClient } from "../client/mod.ts";
+import { loadConfig } from "../config/mod.ts";
+import {
+  controller,
+  leaderMetricsFor,
+  resourceVersionChanged,
+  type TriggerEvent,
+} from "../controller/mod.ts";
+import { EventRecorder } from "../events/mod.ts";
+import { LeaderElector } from "../leader/mod.ts";
+import { type Logger, MetricsRegistry, serveObservability } from "../observe/mod.ts";
+import type { ControllerFlags } from "./controller_flags.ts";
+import { controllerOf } from "./ownership.ts";
+import { type DeploymentReader, reconcileFoo } from "./reconcile.ts";
+import { fooUpdateNeedsSync } from "./triggers.ts";
+import { type Deployment, DEPLOYMENTS, FIELD_MANAGER, type Foo, FOOS } from "./types.ts";
+
+/** Env var overriding the service-account directory. For tests that run the binary "in-cluster" outside a pod. */
+export const SERVICE_ACCOUNT_DIR_ENV = "KUBELOOP_SERVICE_ACCOUNT_DIR";
+const CONTROLLER_UID_INDEX = "controller-uid";
+
+/** Options of {@linkcode runSampleController}. */
+export interface RunOptions {
+  /** Shutdown: the first SIGTERM/SIGINT aborts it. */
+  signal: AbortSignal;
+  /** Where everything is logged. */
+  logger: Logger;
+  /** Reads the service-account directory override. @default Deno.env.get */
+  env?: (name: string) => string | undefined;
+}
+
+/** Raised when leadership is lost while running: the process must exit so it does not act as a stale leader. */
+export class LeadershipLostError extends Error {
+  /** No arguments: the message is fixed. */
+  constructor() {
+    super("Leader election lost");
+    this.name = "LeadershipLostError";
+  }
+}
+
+/**
+ * Runs the Foo controller until `signal` aborts: loads the configuration (may throw ConfigError), starts the
+ * Foo and Deployment informers (also while standing by, so a new leader starts with warm caches), serves
+ * /metrics, /healthz and /readyz (ready once the caches synced), and reconciles — only while holding the
+ * Lease when `leaderElect` is set. Resolves on a clean shutdown; rejects on a fatal error, including a lost
+ * leadership (like controller-runtime, the process then exits and restarts as a candidate).
+ */
+export async function runSampleController(flags: ControllerFlags, options: RunOptions): Promise<void> {
+  const { signal, logger } = options;
+  const env = options.env ?? ((name: string) => Deno.env.get(name));
+  const inClusterDir = env(SERVICE_ACCOUNT_DIR_ENV);
+  const config = await loadConfig({
+    logger,
+    signal,
+    env,
+    ...(flags.kubeconfig ? { kubeconfig: flags.kubeconfig } : {}),
+    ...(flags.context ? { context: flags.context } : {}),
+    ...(flags.master ? { master: flags.master } : {}),
+    ...(inClusterDir ? { inClusterDir } : {}),
+  });
+  logger.info("Loaded configuration", { source: config.source, server: config.server.href });
+  await using client = new KubeClient(config, {
+    logger: logger.child({ component: "client" }),
+    userAgent: `${FIELD_MANAGER}/0.1.0`,
+    ...(flags.kubeApiQps === undefined ? {} : { qps: flags.kubeApiQps }),
+    ...(flags.kubeApiBurst === undefined ? {} : { burst: flags.kubeApiBurst }),
+  });
+  const registry = new MetricsRegistry();
+  const factory = new SharedInformerFactory(client, { logger: logger.child({ component: "informer" }) });
+  const scope = flags.namespace ? { namespace: flags.namespace } : {};
+  // Asked for first, so our index is the one the shared informer gets (first caller's options win).
+  const deploymentInformer = factory.informer<Deployment>(DEPLOYMENTS, {
+    ...scope,
+    indexers: { [CONTROLLER_UID_INDEX]: (d) => [controllerOf(d)?.uid ?? ""].filter((uid) => uid !== "") },
+  });
+  const fooInformer = factory.informer<Foo>(FOOS, scope);
+  const deployments: DeploymentReader = {
+    get: (key) => deploymentInformer.store.get(key),
+    controlledBy: (uid) => deploymentInformer.store.byIndex(CONTROLLER_UID_INDEX, uid),
+  };
+  await using recorder = new EventRecorder(client, {
+    reportingController: FIELD_MANAGER,
+    logger: logger.child({ component: "events" }),
+  });
+  const foos = controller<Foo>(factory, {
+    name: "foo",
+    for: FOOS,
+    // Our own status writes change only resourceVersion: they must not trigger another sync.
+    predicates: [(e: TriggerEvent<Foo>) => e.type !== "update" || fooUpdateNeedsSync(e.oldObject, e.object)],
+    owns: [{ ref: DEPLOYMENTS, predicates: [resourceVersionChanged] }],
+    workers: flags.workers,
+    registry,
+    logger,
+    ...scope,
+    reconcile: async (_request, ctx) => {
+      const result = await reconcileFoo(ctx.key, {
+        foos: fooInformer.store,
+        deployments,
+        client,
+        recorder,
+        logger: ctx.logger,
+      }, {
+        signal: ctx.signal,
+      });
+      ctx.logger.debug("Synced", { result: result.kind });
+    },
+  });
+  const server = serveObservability({
+    metricsAddress: flags.metricsBindAddress,
+    healthAddress: flags.healthProbeBindAddress,
+    registry,
+    readyz: () => foos.hasSynced(),
+    signal,
+    logger: logger.child({ component: "observe" }),
+  });
+  factory.start(signal);
+  try {
+    if (!flags.leaderElect) {
+      await foos.run({ signal });
+      return;
+    }
+    let failure: unknown;
+    const elector = new LeaderElector(client, {
+      leaseName: flags.leaderElectionId,
+      namespace: flags.leaderElectionNamespace ??
+        (config.source.startsWith("in-cluster") ? config.namespace : "default"),
+      metrics: leaderMetricsFor(registry),
+      logger: logger.child({ component: "leader" }),
+      onStartedLeading: (leading) => foos.run({ signal: leading }).catch((error) => void (failure = error)),
+    });
+    await elector.run({ signal });
+    if (failure !== undefined) throw failure;
+    if (!signal.aborted) throw new LeadershipLostError();
+  } finally {
+    await server.finished;
+  }
+}

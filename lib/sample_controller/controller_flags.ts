@@ -1,0 +1,61 @@
+/** Log levels accepted by `--log-level`. */
+export type LogLevel = "debug" | "info" | "warn" | "error";
+/** Log formats accepted by `--log-format`. */
+export type LogFormat = "json" | "text";
+
+/** The controller's settings, after parsing the command line. */
+export interface ControllerFlags {
+  /** Path of a kubeconfig file; upstream's `-kubeconfig`. */
+  kubeconfig?: string;
+  /** Kubeconfig context to use instead of current-context. */
+  context?: string;
+  /** API server URL overriding the kubeconfig's; upstream's `-master`. */
+  master?: string;
+  /** Watch only this namespace. Undefined: all namespaces. */
+  namespace?: string;
+  /** Concurrent reconciles. @default 2 */
+  workers: number;
+  /** Run only while holding the Lease. @default false */
+  leaderElect: boolean;
+  /** Name of the Lease. @default "kubeloop-sample-controller" */
+  leaderElectionId: string;
+  /** Namespace of the Lease. Undefined: the in-cluster namespace, else "default". */
+  leaderElectionNamespace?: string;
+  /** `host:port` or `:port` for /metrics; "0" disables. @default ":8080" */
+  metricsBindAddress: string;
+  /** `host:port` or `:port` for /healthz and /readyz; "0" disables. @default ":8081" */
+  healthProbeBindAddress: string;
+  /** Client-side request rate limit. Undefined: the client's default. */
+  kubeApiQps?: number;
+  /** Client-side burst. Undefined: the client's default. */
+  kubeApiBurst?: number;
+  /** Minimum level logged. @default "info" */
+  logLevel: LogLevel;
+  /** Log line format. @default "json" */
+  logFormat: LogFormat;
+}
+
+/** A bad command line; `main` prints the message and exits with code 2. */
+export class FlagError extends Error {
+  /** The flag concerned, as written (e.g. "--workers"), or "" for a stray argument. */
+  readonly flag: string;
+  /** `flag` as written on the command line. */
+  constructor(message: string, flag: string) {
+    super(message);
+    this.name = "FlagError";
+    this.flag = flag;
+  }
+}
+
+/** The defaults of every flag. */
+export function defaultFlags(): ControllerFlags {
+  return {
+    workers: 2,
+    leaderElect: false,
+    leaderElectionId: "kubeloop-sample-controller",
+    metricsBindAddress: ":8080",
+    healthProbeBindAddress: ":8081",
+    logLevel: "info",
+    logFormat: "json",
+  };
+}

@@ -1,0 +1,51 @@
+/**
+ * The reference controller: a drop-in for Kubernetes' sample-controller. A `Foo`
+ * (`samplecontroller.k8s.io/v1alpha1`) owns an nginx Deployment, server-side applied; status carries
+ * `availableReplicas`, `observedGeneration` and a `Ready` condition, written only when it changed.
+ * @module
+ */
+// Re-exported because the types and functions below mention them.
+export type { KubeObject, ObjectMeta, OwnerReference, ResourceRef } from "../client/types.ts";
+export type { LogFields, Logger } from "../observe/types.ts";
+export type { Clock, Timer } from "../time/clock.ts";
+export {
+  type Condition,
+  type Deployment,
+  DEPLOYMENTS,
+  FIELD_MANAGER,
+  type Foo,
+  FOO_API_VERSION,
+  FOO_GROUP,
+  FOOS,
+  type FooSpec,
+  type FooStatus,
+} from "./types.ts";
+export { desiredDeployment, fooControllerRef } from "./desired_deployment.ts";
+export { containsFields } from "./drift.ts";
+export { controllerOf, isControlledBy, ownerFooKey } from "./ownership.ts";
+export { computeStatus, type ReadyReason, statusEqual, type StatusInput } from "./status.ts";
+export { fooKeysForDeployment, fooUpdateNeedsSync } from "./triggers.ts";
+export {
+  type ApplyClient,
+  type ApplyPatchOptions,
+  type DeploymentReader,
+  type FooEvent,
+  type FooEventRecorder,
+  type FooReconcilerDeps,
+  type FooSyncResult,
+  type ObjectReader,
+  reconcileFoo,
+  ResourceExistsError,
+} from "./reconcile.ts";
+export {
+  type ControllerFlags,
+  defaultFlags,
+  FlagError,
+  type LogFormat,
+  type LogLevel,
+  type ParsedCommand,
+  parseFlags,
+  usage,
+} from "./flags.ts";
+export { cli, type CliOptions, type ExitCode } from "./cli.ts";
+export { LeadershipLostError, type RunOptions, runSampleController, SERVICE_ACCOUNT_DIR_ENV } from "./app.ts";

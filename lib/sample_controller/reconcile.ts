@@ -1,0 +1,223 @@
+import { ApiError } from "../client/api_error.ts";
+import type { KubeObject, ResourceRef } from "../client/types.ts";
+import { type Logger, noopLogger } from "../observe/types.ts";
+import type { Clock } from "../time/clock.ts";
+import { systemClock } from "../time/clock.ts";
+import { desiredDeployment } from "./desired_deployment.ts";
+import { containsFields } from "./drift.ts";
+import { isControlledBy } from "./ownership.ts";
+import { computeStatus, statusEqual, type StatusInput } from "./status.ts";
+import { type Deployment, DEPLOYMENTS, FIELD_MANAGER, type Foo, FOO_API_VERSION, FOOS } from "./types.ts";
+
+/** Read access to a cache, keyed `namespace/name` (an informer's store fits). */
+export interface ObjectReader<T> {
+  /** The object at `namespace/name`, if cached. */
+  get(key: string): T | undefined;
+}
+
+/** The Deployment cache, plus a lookup of the Deployments a given Foo controls (an index on owner UID). */
+export interface DeploymentReader extends ObjectReader<Deployment> {
+  /** Deployments whose controller ownerReference has this UID. */
+  controlledBy(uid: string): readonly Deployment[];
+}
+
+/** Options of a server-side apply patch (a subset of KubeClient's patch options). */
+export interface ApplyPatchOptions {
+  /** Always server-side apply. */
+  type: "apply";
+  /** Namespace of the object. */
+  namespace?: string;
+  /** Owner of the applied fields. */
+  fieldManager?: string;
+  /** Take over fields other managers own. */
+  force?: boolean;
+  /** E.g. "status". */
+  subresource?: string;
+  /** Aborts the request. */
+  signal?: AbortSignal;
+}
+
+/** The one write the reconciler makes: server-side apply (KubeClient satisfies it). */
+export interface ApplyClient {
+  /** Sends a patch; resolves with the object as stored. */
+  patch<T extends KubeObject>(
+    ref: ResourceRef,
+    name: string,
+    patch: unknown,
+    options: ApplyPatchOptions,
+  ): Promise<T>;
+}
+
+/** An event about a Foo, in events.k8s.io/v1 terms. */
+export interface FooEvent {
+  /** Severity. */
+  type: "Normal" | "Warning";
+  /** CamelCase reason, e.g. "Synced". */
+  reason: string;
+  /** Machine-readable action taken or failed, required by events.k8s.io/v1. */
+  action: string;
+  /** Human-readable message. */
+  note: string;
+}
+
+/** Where events go; the recorder aggregates repeats, so recording on every sync is cheap. */
+export interface FooEventRecorder {
+  /** Records one occurrence; never throws, never waits. */
+  record(regarding: KubeObject, event: FooEvent): void;
+}
+
+/** What the reconciler needs from the outside world. */
+export interface FooReconcilerDeps {
+  /** The Foo cache. */
+  foos: ObjectReader<Foo>;
+  /** The Deployment cache. */
+  deployments: DeploymentReader;
+  /** Writes (server-side apply). */
+  client: ApplyClient;
+  /** Event sink. */
+  recorder: FooEventRecorder;
+  /** Source of condition transition times. @default systemClock */
+  clock?: Clock;
+  /** Debug lines about applies. @default noopLogger */
+  logger?: Logger;
+}
+
+/** What one sync did. */
+export type FooSyncResult =
+  | { kind: "gone" }
+  | { kind: "invalid"; statusWritten: boolean }
+  | { kind: "synced"; deploymentApplied: boolean; statusWritten: boolean; retained: string[] };
+
+/** Thrown when the named Deployment exists but another owner (or nobody) controls it; the queue retries. */
+export class ResourceExistsError extends Error {
+  /** Namespace/name of the Deployment in the way. */
+  readonly deployment: string;
+  /** `deployment` is the `namespace/name` of the Deployment in the way. */
+  constructor(message: string, deployment: string) {
+    super(message);
+    this.name = "ResourceExistsError";
+    this.deployment = deployment;
+  }
+}
+
+/**
+ * Brings one Foo (`namespace/name`) to its desired state, level-triggered from the caches:
+ * - Foo gone or being deleted: nothing (the garbage collector removes its Deployments).
+ * - empty `spec.deploymentName`: `Ready=False/InvalidSpec` + a Warning event; resolves (no retry: only an edit
+ *   of the Foo can fix it, and that edit triggers a new sync).
+ * - a Deployment of that name not controlled by this Foo: Warning event `ErrResourceExists`,
+ *   `Ready=False/ErrResourceExists`, then throws {@link ResourceExistsError} so the queue retries with backoff.
+ * - otherwise the Deployment is server-side applied (field manager `kubeloop-sample-controller`, force) when it
+ *   is missing or differs in a field we own; foreign fields are untouched.
+ * Status is written through the status subresource only when it changed. Deployments this Foo still controls
+ * under an older `deploymentName` are left running and reported (see README: they go with the Foo).
+ */
+export async function reconcileFoo(
+  key: string,
+  deps: FooReconcilerDeps,
+  options: { signal?: AbortSignal } = {},
+): Promise<FooSyncResult> {
+  const { clock = systemClock, logger = noopLogger } = deps;
+  const foo = deps.foos.get(key);
+  if (!foo || foo.metadata.deletionTimestamp) return { kind: "gone" };
+  const namespace = foo.metadata.namespace ?? "";
+  const name = foo.spec?.deploymentName ?? "";
+  const writeStatus = (input: StatusInput) => patchStatusIfChanged(foo, input, deps, clock, options.signal);
+
+  if (name === "") {
+    const note = "spec.deploymentName must be set to the name of the Deployment to manage";
+    deps.recorder.record(foo, { type: "Warning", reason: "InvalidSpec", action: "Sync", note });
+    const statusWritten = await writeStatus({ ready: false, reason: "InvalidSpec", message: note });
+    return statusWritten === "gone" ? { kind: "gone" } : { kind: "invalid", statusWritten };
+  }
+
+  const live = deps.deployments.get(`${namespace}/${name}`);
+  if (live && !isControlledBy(live, foo)) {
+    const note = `Resource "${name}" already exists and is not managed by Foo`;
+    deps.recorder.record(foo, { type: "Warning", reason: "ErrResourceExists", action: "Sync", note });
+    await writeStatus({ ready: false, reason: "ErrResourceExists", message: note });
+    throw new ResourceExistsError(note, `${namespace}/${name}`);
+  }
+
+  const desired = desiredDeployment(foo);
+  let current = live;
+  const deploymentApplied = !live || !containsFields(live, desired);
+  if (deploymentApplied) {
+    logger.debug("applying Deployment", { foo: key, deployment: name, created: !live });
+    current = await deps.client.patch<Deployment>(DEPLOYMENTS, name, desired, {
+      type: "apply",
+      namespace,
+      fieldManager: FIELD_MANAGER,
+      force: true,
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
+  }
+
+  const retained = retainedDeployments(foo, name, deps.deployments);
+  for (const old of retained) {
+    const note = `Deployment "${old}" is no longer spec.deploymentName; it is left running and is deleted ` +
+      `together with this Foo`;
+    deps.recorder.record(foo, { type: "Normal", reason: "DeploymentRetained", action: "Sync", note });
+  }
+
+  const available = current?.status?.availableReplicas ?? 0;
+  const wanted = foo.spec?.replicas ?? current?.spec?.replicas ?? 1;
+  const ready = available === wanted;
+  const statusWritten = await writeStatus({
+    ready,
+    reason: ready ? "Available" : "Progressing",
+    message: `Deployment "${name}" has ${available}/${wanted} available replicas`,
+    availableReplicas: available,
+  });
+  if (statusWritten === "gone") return { kind: "gone" };
+  deps.recorder.record(foo, {
+    type: "Normal",
+    reason: "Synced",
+    action: "Sync",
+    note: "Foo synced successfully",
+  });
+  return { kind: "synced", deploymentApplied, statusWritten, retained };
+}
+
+/** Names of Deployments `foo` still controls other than the one it names now, sorted. */
+function retainedDeployments(foo: Foo, current: string, deployments: DeploymentReader): string[] {
+  const uid = foo.metadata.uid;
+  if (!uid) return [];
+  return deployments.controlledBy(uid)
+    .filter((d) => d.metadata.namespace === foo.metadata.namespace && d.metadata.name !== current)
+    .filter((d) => !d.metadata.deletionTimestamp)
+    .map((d) => d.metadata.name ?? "")
+    .sort();
+}
+
+/** Applies the computed status if it differs from the cached one; "gone" when the Foo vanished meanwhile. */
+async function patchStatusIfChanged(
+  foo: Foo,
+  input: StatusInput,
+  deps: FooReconcilerDeps,
+  clock: Clock,
+  signal: AbortSignal | undefined,
+): Promise<boolean | "gone"> {
+  const status = computeStatus(foo, input, new Date(clock.now()));
+  if (statusEqual(foo.status, status)) return false;
+  const body = {
+    apiVersion: FOO_API_VERSION,
+    kind: "Foo",
+    metadata: { name: foo.metadata.name, namespace: foo.metadata.namespace },
+    status,
+  };
+  try {
+    await deps.client.patch<Foo>(FOOS, foo.metadata.name ?? "", body, {
+      type: "apply",
+      subresource: "status",
+      fieldManager: FIELD_MANAGER,
+      force: true,
+      ...(foo.metadata.namespace ? { namespace: foo.metadata.namespace } : {}),
+      ...(signal ? { signal } : {}),
+    });
+  } catch (error) {
+    if (error instanceof ApiError && error.isNotFound) return "gone";
+    throw error;
+  }
+  return true;
+}

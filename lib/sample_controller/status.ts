@@ -1,0 +1,66 @@
+import type { Condition, Foo, FooStatus } from "./types.ts";
+
+/** Reasons of the `Ready` condition. */
+export type ReadyReason = "Available" | "Progressing" | "InvalidSpec" | "ErrResourceExists";
+
+/** What one sync found, from which the Foo's status is computed. */
+export interface StatusInput {
+  /** Status of the Ready condition. */
+  ready: boolean;
+  /** Reason of the Ready condition. */
+  reason: ReadyReason;
+  /** Message of the Ready condition. */
+  message: string;
+  /** The Deployment's `status.availableReplicas`; undefined keeps the Foo's current value. */
+  availableReplicas?: number;
+}
+
+/**
+ * The status this controller wants on `foo`: `availableReplicas`, `observedGeneration` and the `Ready`
+ * condition. Conditions of other types are carried over untouched. `lastTransitionTime` changes only when the
+ * condition's status flips, so recomputing an unchanged state yields an equal status.
+ */
+export function computeStatus(foo: Foo, input: StatusInput, now: Date): FooStatus {
+  const generation = foo.metadata.generation;
+  const previous = foo.status?.conditions?.find((c) => c.type === "Ready");
+  const status: Condition["status"] = input.ready ? "True" : "False";
+  const ready: Condition = {
+    type: "Ready",
+    status,
+    ...(generation === undefined ? {} : { observedGeneration: generation }),
+    lastTransitionTime: previous?.status === status && previous.lastTransitionTime
+      ? previous.lastTransitionTime
+      : rfc3339(now),
+    reason: input.reason,
+    message: input.message,
+  };
+  const others = (foo.status?.conditions ?? []).filter((c) => c.type !== "Ready");
+  const available = input.availableReplicas ?? foo.status?.availableReplicas ?? 0;
+  return {
+    availableReplicas: available,
+    ...(generation === undefined ? {} : { observedGeneration: generation }),
+    conditions: [...others, ready],
+  };
+}
+
+/** True when the fields we own in `next` equal those in `current` (order of conditions ignored). */
+export function statusEqual(current: FooStatus | undefined, next: FooStatus): boolean {
+  if ((current?.availableReplicas ?? 0) !== (next.availableReplicas ?? 0)) return false;
+  if (current?.observedGeneration !== next.observedGeneration) return false;
+  const byType = new Map((current?.conditions ?? []).map((c) => [c.type, c]));
+  for (const want of next.conditions ?? []) {
+    const have = byType.get(want.type);
+    if (!have) return false;
+    for (
+      const field of ["status", "observedGeneration", "lastTransitionTime", "reason", "message"] as const
+    ) {
+      if (have[field] !== want[field]) return false;
+    }
+  }
+  return true;
+}
+
+/** `metav1.Time` format: RFC 3339 with second precision. */
+function rfc3339(date: Date): string {
+  return date.toISOString().replace(/\.\d{3}Z$/, "Z");
+}

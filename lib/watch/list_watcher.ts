@@ -1,0 +1,16 @@
+import type { KubeObject, ListOptions, ObjectList, ResourceRef, WatchOptions } from "../client/types.ts";
+
+/**
+ * The two calls the watcher needs from a client. `KubeClient` satisfies it structurally, and tests
+ * script it in memory.
+ *
+ * `watch()` resolves with the raw body of a 200 answer and rejects with an `ApiError` for any other
+ * status (e.g. 410 Gone when the resourceVersion is too old). Cancelling the returned stream must
+ * close the underlying connection.
+ */
+export interface ListWatcher {
+  /** Lists one page. */
+  list<T extends KubeObject>(ref: ResourceRef, opts: ListOptions): Promise<ObjectList<T>>;
+  /** Opens a watch and returns its raw body (newline-delimited JSON watch events). */
+  watch(ref: ResourceRef, opts: WatchOptions): Promise<ReadableStream<Uint8Array>>;
+}

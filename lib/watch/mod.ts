@@ -1,0 +1,38 @@
+/**
+ * Watching: the wire decoder (bytes → {@linkcode WatchEvent}), the list-then-watch state machine
+ * ({@linkcode watcher}, yielding {@linkcode WatcherEvent}s) and the backoff policy that wraps it.
+ * @module
+ */
+// Re-exported so this module's documentation is self-contained.
+export type { KubeObject, ListOptions, ObjectList, ResourceRef, Status, WatchOptions } from "../client/types.ts";
+export type { Logger } from "../observe/types.ts";
+export type { Clock } from "../time/clock.ts";
+export { Backoff, type BackoffOptions, withBackoff, type WithBackoffOptions } from "./backoff.ts";
+export type { ListWatcher } from "./list_watcher.ts";
+export { WatchDecodeError, type WatchDecodeErrorReason } from "./watch_decode_error.ts";
+export { WatchDecoderStream } from "./watch_decoder_stream.ts";
+export {
+  assertNever,
+  type BookmarkObject,
+  INITIAL_EVENTS_END_ANNOTATION,
+  isInitialEventsEnd,
+  type WatchEvent,
+  type WatchEventType,
+} from "./watch_event.ts";
+export { type WatchDecoderOptions, WatchEventDecoder } from "./watch_event_decoder.ts";
+export { WatchIdleTimeoutError } from "./watch_idle_timeout_error.ts";
+export { watcher, type WatcherHooks, type WatcherOptions } from "./watcher.ts";
+export type { WatcherEvent } from "./watcher_event.ts";
+export {
+  initialState,
+  type InitialListMode,
+  isGone,
+  nextAction,
+  step,
+  streamIsOpen,
+  type WatcherAction,
+  type WatcherInput,
+  type WatcherPhase,
+  type WatcherState,
+  type WatcherTransition,
+} from "./watcher_state.ts";

@@ -1,0 +1,36 @@
+import type { KubeObject, Status } from "../client/types.ts";
+
+/** The annotation the API server puts on the bookmark that ends a streaming list's initial events. */
+export const INITIAL_EVENTS_END_ANNOTATION = "k8s.io/initial-events-end";
+
+/** The object of a BOOKMARK event: only the resourceVersion (and annotations) are meaningful. */
+export interface BookmarkObject {
+  /** The kind of the watched resource. */
+  kind?: string;
+  /** The apiVersion of the watched resource. */
+  apiVersion?: string;
+  /** The resourceVersion to resume from, and the initial-events-end annotation. */
+  metadata: { resourceVersion?: string; annotations?: Record<string, string> };
+}
+
+/** One event of the watch wire protocol, as the API server sends it (one JSON object per line). */
+export type WatchEvent<T extends KubeObject = KubeObject> =
+  | { type: "ADDED"; object: T }
+  | { type: "MODIFIED"; object: T }
+  | { type: "DELETED"; object: T }
+  | { type: "BOOKMARK"; object: BookmarkObject }
+  | { type: "ERROR"; object: Status };
+
+/** The `type` values of {@linkcode WatchEvent}. */
+export type WatchEventType = WatchEvent["type"];
+
+/** True for the bookmark that marks the end of the initial events of a streaming list. */
+export function isInitialEventsEnd(event: WatchEvent<KubeObject>): boolean {
+  return event.type === "BOOKMARK" &&
+    event.object.metadata.annotations?.[INITIAL_EVENTS_END_ANNOTATION] === "true";
+}
+
+/** Used in exhaustive switches: a compile error when a union member is not handled. */
+export function assertNever(value: never, what = "value"): never {
+  throw new TypeError(`Unexpected ${what}: ${JSON.stringify(value)}`);
+}

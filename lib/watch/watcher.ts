@@ -1,0 +1,187 @@
+import type { KubeObject, ListOptions, ResourceRef, WatchOptions } from "../client/types.ts";
+import { type Logger, noopLogger } from "../observe/types.ts";
+import { type Clock, systemClock } from "../time/clock.ts";
+import type { ListWatcher } from "./list_watcher.ts";
+import type { WatchEventType } from "./watch_event.ts";
+import { WatchEventDecoder } from "./watch_event_decoder.ts";
+import type { WatcherEvent } from "./watcher_event.ts";
+import {
+  type InitialListMode,
+  initialState,
+  nextAction,
+  step,
+  streamIsOpen,
+  type WatcherAction,
+  type WatcherInput,
+} from "./watcher_state.ts";
+import { WatchStreamReader } from "./watch_stream_reader.ts";
+
+/** Observation points for metrics; all optional. */
+export interface WatcherHooks {
+  /** A list request is about to be sent. */
+  onList?(options: ListOptions): void;
+  /** A watch request is about to be sent (the first, and every restart). */
+  onWatch?(options: WatchOptions): void;
+  /** A wire event was decoded. */
+  onWireEvent?(type: WatchEventType): void;
+}
+
+/** Options of {@linkcode watcher}. */
+export interface WatcherOptions {
+  /** Stops the watcher: the iteration ends (no error) and the connection is closed. */
+  readonly signal?: AbortSignal;
+  /** Namespace of a namespaced resource; omitted means all namespaces. */
+  readonly namespace?: string;
+  /** Label selector, e.g. "app=web". */
+  readonly labelSelector?: string;
+  /** Field selector, e.g. "metadata.name=x". */
+  readonly fieldSelector?: string;
+  /**
+   * How to get the initial state; see {@linkcode InitialListMode}.
+   * @default {"auto"}
+   */
+  readonly initialList?: InitialListMode;
+  /**
+   * Page size of paged lists.
+   * @default {500}
+   */
+  readonly pageSize?: number;
+  /**
+   * The server-side `timeoutSeconds` of each watch is drawn uniformly from [min, max), so that many
+   * watchers do not reconnect in lockstep.
+   * @default {[300, 600]}
+   */
+  readonly timeoutSecondsRange?: readonly [number, number];
+  /**
+   * Silence allowed beyond `timeoutSeconds` before a watch is presumed dead.
+   * @default {30000}
+   */
+  readonly idleMarginMs?: number;
+  /** A fixed idle timeout in ms, overriding `timeoutSeconds * 1000 + idleMarginMs`. */
+  readonly idleTimeoutMs?: number;
+  /**
+   * Longest accepted event line in bytes.
+   * @default {16777216}
+   */
+  readonly maxLineBytes?: number;
+  /** Time source for idle timeouts. @default {systemClock} */
+  readonly clock?: Clock;
+  /** Source of randomness in [0, 1). @default {Math.random} */
+  readonly random?: () => number;
+  /** Where notices go. @default {noopLogger} */
+  readonly logger?: Logger;
+  /** Metric hooks. */
+  readonly hooks?: WatcherHooks;
+}
+
+/**
+ * Lists then watches `ref`, forever, as an async iterable of {@linkcode WatcherEvent}s.
+ *
+ * Guarantees:
+ * - The first list asks for resourceVersion "0" (served from the API server's watch cache) in pages of
+ *   `pageSize` (the server may ignore the limit at RV "0"; both work); after a 410 the list is a
+ *   consistent read (resourceVersion unset). With a streaming list ("stream", or "auto" when the server
+ *   supports it) the initial state comes from a watch with `sendInitialEvents=true`.
+ * - Watches request bookmarks and resume from the newest resourceVersion seen, bookmarks included,
+ *   after a clean end, a network error, a decode error or an idle timeout. Nothing is lost or repeated.
+ * - 410 Gone (answer or ERROR event, code 410 or reason Expired/Gone) leads to a relist.
+ * - Other failures are yielded as `{ type: "error" }` and the next pull retries; the watcher never
+ *   sleeps, so wrap it in `withBackoff` (or pace the pulls yourself).
+ * - Aborting `signal` or leaving the `for await` early closes the connection.
+ *
+ * It does not guarantee that `apply` objects differ from what a consumer already has (a relist
+ * re-applies everything); the store computes the real change set.
+ */
+export async function* watcher<T extends KubeObject = KubeObject>(
+  client: ListWatcher,
+  ref: ResourceRef,
+  options: WatcherOptions = {},
+): AsyncGenerator<WatcherEvent<T>, void, undefined> {
+  const { signal, clock = systemClock, random = Math.random, logger = noopLogger, hooks = {} } = options;
+  const pageSize = options.pageSize ?? 500;
+  const [minTimeout, maxTimeout] = options.timeoutSecondsRange ?? [300, 600];
+  if (!(pageSize >= 1) || !(minTimeout >= 1) || !(maxTimeout >= minTimeout)) {
+    throw new RangeError(`Cannot watch ${ref.plural}: invalid pageSize or timeoutSecondsRange`);
+  }
+  const selectors = definedOnly({
+    namespace: options.namespace,
+    labelSelector: options.labelSelector,
+    fieldSelector: options.fieldSelector,
+    signal,
+  });
+  let state = initialState(options.initialList ?? "auto");
+  let stream: WatchStreamReader<T> | undefined;
+  const onAbort = () => void stream?.close();
+  signal?.addEventListener("abort", onAbort, { once: true });
+
+  async function perform(action: WatcherAction): Promise<WatcherInput<T>> {
+    switch (action.kind) {
+      case "list": {
+        const opts: ListOptions = {
+          ...selectors,
+          limit: pageSize,
+          ...definedOnly({ resourceVersion: action.resourceVersion, continue: action.continue }),
+        };
+        hooks.onList?.(opts);
+        try {
+          return { kind: "listed", list: await client.list<T>(ref, opts) };
+        } catch (error) {
+          return { kind: "listFailed", error };
+        }
+      }
+      case "watch": {
+        const timeoutSeconds = Math.floor(minTimeout + random() * (maxTimeout - minTimeout));
+        const opts: WatchOptions = {
+          ...selectors,
+          allowWatchBookmarks: true,
+          timeoutSeconds,
+          ...(action.resourceVersion === undefined ? {} : { resourceVersion: action.resourceVersion }),
+          ...(action.sendInitialEvents ? { sendInitialEvents: true, resourceVersionMatch: "NotOlderThan" } : {}),
+        };
+        hooks.onWatch?.(opts);
+        logger.debug("watch", { resource: ref.plural, resourceVersion: action.resourceVersion ?? "" });
+        try {
+          const body = await client.watch(ref, opts);
+          const idleMs = options.idleTimeoutMs ?? timeoutSeconds * 1000 + (options.idleMarginMs ?? 30_000);
+          const decoder = new WatchEventDecoder<T>(definedOnly({ maxLineBytes: options.maxLineBytes }));
+          stream = new WatchStreamReader(body, decoder, { clock, idleMs });
+          if (signal?.aborted) await stream.close();
+          return { kind: "watchOpened" };
+        } catch (error) {
+          return { kind: "watchFailed", error };
+        }
+      }
+      case "read": {
+        if (!stream) return { kind: "streamFailed", error: new Error("Watcher bug: no open stream") };
+        const input = await stream.next();
+        if (input.kind === "event") hooks.onWireEvent?.(input.event.type);
+        return input;
+      }
+    }
+  }
+
+  try {
+    while (!signal?.aborted) {
+      const input = await perform(nextAction(state));
+      if (signal?.aborted) return;
+      const transition = step(state, input);
+      state = transition.state;
+      if (transition.notice) logger.info(transition.notice, { resource: ref.plural });
+      if (stream && !streamIsOpen(state)) {
+        const closing = stream;
+        stream = undefined;
+        await closing.close();
+      }
+      for (const event of transition.events) yield event;
+    }
+  } finally {
+    signal?.removeEventListener("abort", onAbort);
+    await stream?.close();
+  }
+}
+
+function definedOnly<O extends Record<string, unknown>>(o: O): { [K in keyof O]?: Exclude<O[K], undefined> } {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(o)) if (v !== undefined) out[k] = v;
+  return out as { [K in keyof O]?: Exclude<O[K], undefined> };
+}

@@ -1,0 +1,53 @@
+import type { Clock, Timer } from "../../lib/time/clock.ts";
+
+/** A manual clock for unit tests: time moves only when `advance` is called. */
+export class FakeClock implements Clock {
+  #now: number;
+  #timers: { at: number; seq: number; fn: () => void; cancelled: boolean }[] = [];
+  #seq = 0;
+
+  constructor(start = 1_700_000_000_000) {
+    this.#now = start;
+  }
+
+  now(): number {
+    return this.#now;
+  }
+
+  setTimer(fn: () => void, ms: number): Timer {
+    const entry = { at: this.#now + Math.max(0, ms), seq: this.#seq++, fn, cancelled: false };
+    this.#timers.push(entry);
+    return { cancel: () => void (entry.cancelled = true) };
+  }
+
+  /** Number of timers still pending. */
+  get pending(): number {
+    return this.#timers.filter((t) => !t.cancelled).length;
+  }
+
+  /**
+   * Moves time forward by `ms`, firing due timers in order; lets queued microtasks run after
+   * each one so awaiting code observes the timer before the next fires.
+   */
+  async advance(ms: number): Promise<void> {
+    const target = this.#now + ms;
+    for (;;) {
+      this.#timers = this.#timers.filter((t) => !t.cancelled);
+      this.#timers.sort((a, b) => a.at - b.at || a.seq - b.seq);
+      const next = this.#timers[0];
+      if (!next || next.at > target) break;
+      this.#timers.shift();
+      this.#now = next.at;
+      next.fn();
+      await flush();
+    }
+    this.#now = target;
+    await flush();
+  }
+}
+
+/** Lets pending promise callbacks run. */
+export async function flush(): Promise<void> {
+  for (let i = 0; i < 10; i++) await Promise.resolve();
+  await new Promise((r) => setTimeout(r, 0));
+}

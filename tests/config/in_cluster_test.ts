@@ -1,0 +1,105 @@
+import assert from "node:assert/strict";
+import { ConfigError, type ConfigLogger, inClusterConfig, isInCluster } from "../../lib/config/mod.ts";
+import { FakeClock } from "../_util/fake_clock.ts";
+import { envOf, MemFs } from "./_helpers.ts";
+
+const DIR = "/var/sa";
+const files = { [`${DIR}/token`]: "tok-1\n", [`${DIR}/ca.crt`]: "CLUSTER CA", [`${DIR}/namespace`]: "apps" };
+
+function env(host: string, port = "443") {
+  return envOf({ KUBERNETES_SERVICE_HOST: host, KUBERNETES_SERVICE_PORT: port });
+}
+
+Deno.test("in-cluster config uses the service host and port, CA, token and namespace", async () => {
+  const fs = new MemFs(files);
+  const config = await inClusterConfig({
+    dir: DIR,
+    env: env("10.96.0.1", "6443"),
+    readTextFile: fs.readTextFile,
+  });
+  assert.equal(config.server.href, "https://10.96.0.1:6443/");
+  assert.deepEqual(config.tls, { caCerts: ["CLUSTER CA"] });
+  assert.equal(config.namespace, "apps");
+  assert.equal(config.source, "in-cluster");
+  assert.deepEqual(await config.credentials.get(), { token: "tok-1" });
+});
+
+Deno.test("an IPv6 service host is bracketed", async () => {
+  const fs = new MemFs(files);
+  const config = await inClusterConfig({
+    dir: DIR,
+    env: env("fd00:10:96::1"),
+    readTextFile: fs.readTextFile,
+  });
+  assert.equal(config.server.href, "https://[fd00:10:96::1]/");
+  assert.equal(config.server.hostname, "[fd00:10:96::1]");
+});
+
+Deno.test("the in-cluster token is re-read as it rotates", async () => {
+  const fs = new MemFs(files);
+  const clock = new FakeClock();
+  const config = await inClusterConfig({
+    dir: DIR,
+    env: env("10.0.0.1"),
+    readTextFile: fs.readTextFile,
+    clock,
+  });
+  fs.files.set(`${DIR}/token`, "tok-2");
+  assert.deepEqual(await config.credentials.get(), { token: "tok-1" });
+  await clock.advance(60_000);
+  assert.deepEqual(await config.credentials.get(), { token: "tok-2" });
+  fs.files.set(`${DIR}/token`, "tok-3");
+  config.credentials.invalidate();
+  assert.deepEqual(await config.credentials.get(), { token: "tok-3" });
+});
+
+Deno.test("a missing namespace file means default; a missing CA falls back to system roots with a warning", async () => {
+  const fs = new MemFs({ [`${DIR}/token`]: "t" });
+  const warnings: string[] = [];
+  const logger: ConfigLogger = { warn: (message) => void warnings.push(message) };
+  const config = await inClusterConfig({
+    dir: DIR,
+    env: env("10.0.0.1"),
+    readTextFile: fs.readTextFile,
+    logger,
+  });
+  assert.equal(config.namespace, "default");
+  assert.deepEqual(config.tls, {});
+  assert.equal(warnings.length, 1);
+});
+
+Deno.test("missing service variables are an InCluster error", async () => {
+  for (const vars of [{}, { KUBERNETES_SERVICE_HOST: "10.0.0.1" }, { KUBERNETES_SERVICE_PORT: "443" }]) {
+    const error = await inClusterConfig({
+      dir: DIR,
+      env: envOf(vars),
+      readTextFile: new MemFs(files).readTextFile,
+    })
+      .catch((e: unknown) => e);
+    assert.ok(error instanceof ConfigError);
+    assert.equal(error.reason, "InCluster");
+    assert.match(error.message, /KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT must be set/);
+  }
+  assert.equal(isInCluster(envOf({ KUBERNETES_SERVICE_HOST: "h" })), false);
+  assert.equal(isInCluster(env("h")), true);
+});
+
+Deno.test("a non-numeric port is an InCluster error", async () => {
+  const error = await inClusterConfig({
+    dir: DIR,
+    env: env("10.0.0.1", "https"),
+    readTextFile: new MemFs(files).readTextFile,
+  })
+    .catch((e: unknown) => e);
+  assert.ok(error instanceof ConfigError);
+  assert.equal(error.reason, "InCluster");
+});
+
+Deno.test("a missing token file fails at load time, naming the file", async () => {
+  const fs = new MemFs({ [`${DIR}/ca.crt`]: "CA" });
+  const error = await inClusterConfig({ dir: DIR, env: env("10.0.0.1"), readTextFile: fs.readTextFile })
+    .catch((e: unknown) => e);
+  assert.ok(error instanceof ConfigError);
+  assert.equal(error.reason, "Unreadable");
+  assert.equal(error.file, `${DIR}/token`);
+});

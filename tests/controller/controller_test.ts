@@ -1,0 +1,297 @@
+import assert from "node:assert/strict";
+import { type Action, controller, type ControllerOptions, type Request } from "../../lib/controller/mod.ts";
+import type { KubeObject } from "../../lib/client/types.ts";
+import { MetricsRegistry } from "../../lib/observe/mod.ts";
+import { exponentialFailureRateLimiter } from "../../lib/queue/mod.ts";
+import { FakeClock, flush } from "../_util/fake_clock.ts";
+import { configMapRef, deploymentRef, FakeInformers, fooRef, obj } from "./fake_informers.ts";
+import { type Line, memoryLogger } from "./memory_logger.ts";
+
+function setup(options: Partial<ControllerOptions> & Pick<ControllerOptions, "reconcile">) {
+  const clock = new FakeClock();
+  const informers = new FakeInformers();
+  const lines: Line[] = [];
+  const c = controller(informers, {
+    name: "foo",
+    for: fooRef,
+    clock,
+    logger: memoryLogger(lines),
+    rateLimiter: exponentialFailureRateLimiter({ baseDelayMs: 5 }),
+    ...options,
+  });
+  const ctl = new AbortController();
+  const foos = informers.get(fooRef);
+  const start = async () => {
+    informers.syncAll();
+    const done = c.run({ signal: ctl.signal });
+    await flush();
+    return { done };
+  };
+  return { clock, informers, foos, c, ctl, lines, start };
+}
+
+function keys(calls: Request[]): string[] {
+  return calls.map((r) => (r.namespace ? `${r.namespace}/${r.name}` : r.name));
+}
+
+Deno.test("owned objects enqueue only their controlling owner of the primary group and kind", async () => {
+  const calls: Request[] = [];
+  const t = setup({
+    owns: [deploymentRef],
+    reconcile: (r) => {
+      calls.push(r);
+      return Promise.resolve();
+    },
+  });
+  const { done } = await t.start();
+  const deployments = t.informers.get(deploymentRef);
+  const owner = (apiVersion: string, kind: string, name: string, controller?: boolean) => ({
+    apiVersion,
+    kind,
+    name,
+    uid: `uid-${name}`,
+    ...(controller === undefined ? {} : { controller }),
+  });
+  deployments.add(
+    obj("d1", { ownerReferences: [owner("samplecontroller.k8s.io/v1alpha1", "Foo", "a", true)] }),
+  );
+  deployments.add(obj("d2", { ownerReferences: [owner("samplecontroller.k8s.io/v1alpha1", "Foo", "b")] }));
+  deployments.add(obj("d3", { ownerReferences: [owner("other.io/v1", "Foo", "c", true)] }));
+  deployments.add(obj("d4", { ownerReferences: [owner("apps/v1", "ReplicaSet", "d", true)] }));
+  deployments.add(obj("d5", {
+    ownerReferences: [
+      owner("apps/v1", "ReplicaSet", "e"),
+      owner("samplecontroller.k8s.io/v2", "Foo", "f", true),
+    ],
+  }));
+  deployments.add(obj("d6"));
+  await flush();
+  assert.deepEqual(keys(calls), ["ns/a", "ns/f"]);
+  t.ctl.abort();
+  await done;
+});
+
+Deno.test("watches map objects to requests, and per-source predicates filter changes", async () => {
+  const calls: Request[] = [];
+  const t = setup({
+    predicates: [
+      (e) => e.type !== "update" || e.oldObject.metadata.generation !== e.object.metadata.generation,
+    ],
+    watches: [{ ref: configMapRef, map: (o) => [{ namespace: "ns", name: `for-${o.metadata.name}` }] }],
+    reconcile: (r) => {
+      calls.push(r);
+      return Promise.resolve();
+    },
+  });
+  t.foos.add(obj("existing", { generation: 1 }));
+  const { done } = await t.start();
+  assert.deepEqual(keys(calls), ["ns/existing"], "every primary object is reconciled once at start");
+  t.foos.update(obj("existing", { generation: 1, resourceVersion: "2" }));
+  await flush();
+  assert.equal(calls.length, 1, "a status-only update is filtered");
+  t.foos.update(obj("existing", { generation: 2, resourceVersion: "3" }));
+  t.informers.get(configMapRef).add(obj("cm"));
+  await flush();
+  assert.deepEqual(keys(calls), ["ns/existing", "ns/existing", "ns/for-cm"]);
+  t.ctl.abort();
+  await done;
+});
+
+Deno.test("a thrown error requeues the key with growing delays and logs the key; success forgets it", async () => {
+  const times: number[] = [];
+  let failures = 3;
+  const t = setup({
+    reconcile: (_r, ctx) => {
+      times.push(t.clock.now());
+      if (failures-- > 0) return Promise.reject(new Error(`boom ${ctx.retries}`));
+      return Promise.resolve();
+    },
+  });
+  const { done } = await t.start();
+  const t0 = t.clock.now();
+  t.foos.add(obj("a"));
+  await flush();
+  await t.clock.advance(100);
+  assert.deepEqual(times.map((x) => x - t0), [0, 5, 15, 35]);
+  const errors = t.lines.filter((l) => l.level === "error");
+  assert.equal(errors.length, 3);
+  assert.equal(errors[0]?.fields.key, "ns/a");
+  assert.equal(errors[0]?.fields.controller, "foo");
+  assert.match(String(errors[2]?.fields.error), /boom 2/);
+  assert.equal(t.c.queue.numRequeues("ns/a"), 0, "success forgets the backoff");
+  t.ctl.abort();
+  await done;
+});
+
+Deno.test("a worker survives an exception and keeps processing other keys", async () => {
+  const seen: string[] = [];
+  const t = setup({
+    reconcile: (r) => {
+      seen.push(r.name);
+      if (r.name === "bad") throw new TypeError("synchronous bug");
+      return Promise.resolve();
+    },
+  });
+  const { done } = await t.start();
+  t.foos.add(obj("bad"));
+  t.foos.add(obj("good"));
+  await flush();
+  assert.deepEqual(seen, ["bad", "good"]);
+  t.ctl.abort();
+  await done;
+});
+
+Deno.test("requeueAfterMs re-runs the key after that delay; requeue uses the rate limiter", async () => {
+  const times: number[] = [];
+  const t = setup({
+    reconcile: (r): Promise<Action> => {
+      times.push(t.clock.now());
+      return Promise.resolve(r.name === "periodic" ? { requeueAfterMs: 30_000 } : {});
+    },
+  });
+  const { done } = await t.start();
+  const t0 = t.clock.now();
+  t.foos.add(obj("periodic"));
+  await flush();
+  await t.clock.advance(29_999);
+  assert.equal(times.length, 1);
+  await t.clock.advance(1);
+  assert.deepEqual(times.map((x) => x - t0), [0, 30_000]);
+  t.ctl.abort();
+  await done;
+});
+
+Deno.test("a reconcile timeout aborts ctx.signal", async () => {
+  const seen: { reason?: unknown } = {};
+  const t = setup({
+    reconcileTimeoutMs: 1_000,
+    reconcile: (_r, ctx) =>
+      new Promise((_resolve, reject) => {
+        ctx.signal.addEventListener("abort", () => {
+          seen.reason = ctx.signal.reason;
+          reject(ctx.signal.reason);
+        });
+      }),
+  });
+  const { done } = await t.start();
+  t.foos.add(obj("slow"));
+  await flush();
+  await t.clock.advance(999);
+  assert.equal(seen.reason, undefined);
+  await t.clock.advance(1);
+  const reason = seen.reason as DOMException | undefined;
+  assert.equal(reason?.name, "TimeoutError");
+  t.ctl.abort();
+  await done;
+});
+
+Deno.test("at most N reconciles run at once and never two of one key", async () => {
+  let active = 0;
+  let maxActive = 0;
+  const activeKeys = new Set<string>();
+  let overlap = false;
+  const t = setup({
+    workers: 3,
+    reconcile: async (r) => {
+      if (activeKeys.has(r.name)) overlap = true;
+      activeKeys.add(r.name);
+      maxActive = Math.max(maxActive, ++active);
+      await new Promise<void>((resolve) => t.clock.setTimer(resolve, 10));
+      active--;
+      activeKeys.delete(r.name);
+    },
+  });
+  const { done } = await t.start();
+  for (let round = 0; round < 5; round++) {
+    for (let i = 0; i < 6; i++) t.foos.add(obj(`o${i}`, { resourceVersion: String(round) }));
+    await t.clock.advance(3);
+  }
+  await t.clock.advance(200);
+  assert.equal(maxActive, 3);
+  assert.ok(!overlap, "one key was reconciled by two workers at once");
+  t.ctl.abort();
+  await done;
+});
+
+Deno.test("shutdown lets an in-flight reconcile finish, stops taking work, then resolves", async () => {
+  const events: string[] = [];
+  let release = () => {};
+  const t = setup({
+    reconcile: (r, ctx) => {
+      events.push(`start ${r.name}`);
+      return new Promise<void>((resolve) => {
+        release = () => {
+          events.push(`finish ${r.name} aborted=${ctx.signal.aborted}`);
+          resolve();
+        };
+      });
+    },
+  });
+  const { done } = await t.start();
+  t.foos.add(obj("a"));
+  t.foos.add(obj("b"));
+  await flush();
+  t.ctl.abort();
+  let resolved = false;
+  void done.then(() => (resolved = true));
+  await flush();
+  assert.equal(resolved, false);
+  release();
+  await done;
+  assert.deepEqual(events, ["start a", "finish a aborted=false"]);
+  assert.equal(t.informers.get(fooRef).subscribers, 0, "handlers are removed");
+});
+
+Deno.test("after the grace period in-flight reconciles are aborted and run resolves", async () => {
+  const t = setup({
+    shutdownGracePeriodMs: 5_000,
+    reconcile: (_r, ctx) =>
+      new Promise<void>((resolve) => ctx.signal.addEventListener("abort", () => resolve(), { once: true })),
+  });
+  const { done } = await t.start();
+  t.foos.add(obj("stuck"));
+  await flush();
+  t.ctl.abort();
+  await flush();
+  await t.clock.advance(4_999);
+  assert.ok(!t.lines.some((l) => /grace period/.test(l.msg)));
+  await t.clock.advance(1);
+  await done;
+  assert.ok(t.lines.some((l) => l.level === "warn" && /grace period/.test(l.msg)));
+});
+
+Deno.test("reconcile metrics are recorded in the registry", async () => {
+  const registry = new MetricsRegistry();
+  const t = setup({
+    registry,
+    reconcile: (r) => r.name === "bad" ? Promise.reject(new Error("x")) : Promise.resolve(),
+  });
+  const { done } = await t.start();
+  t.foos.add(obj("good"));
+  t.foos.add(obj("bad"));
+  await flush();
+  const text = registry.render();
+  assert.match(text, /controller_runtime_reconcile_total\{controller="foo",result="success"\} 1/);
+  assert.match(text, /controller_runtime_reconcile_total\{controller="foo",result="error"\} 1/);
+  assert.match(text, /controller_runtime_reconcile_errors_total\{controller="foo"\} 1/);
+  assert.match(text, /controller_runtime_max_concurrent_reconciles\{controller="foo"\} 1/);
+  assert.match(text, /controller_runtime_reconcile_time_seconds_count\{controller="foo"\} 2/);
+  assert.match(text, /workqueue_retries_total\{name="foo"\} 1/);
+  t.ctl.abort();
+  await done;
+});
+
+Deno.test("invalid worker counts are rejected", () => {
+  assert.throws(
+    () =>
+      controller(new FakeInformers(), {
+        name: "x",
+        for: fooRef,
+        workers: 0,
+        reconcile: () => Promise.resolve(),
+      }),
+    RangeError,
+  );
+});
+
+export type { KubeObject };

@@ -1,0 +1,72 @@
+import assert from "node:assert/strict";
+import type { KubeObject } from "../../lib/client/types.ts";
+import {
+  and,
+  generationChanged,
+  labelsChanged,
+  labelSelector,
+  not,
+  or,
+  resourceVersionChanged,
+  type TriggerEvent,
+} from "../../lib/controller/mod.ts";
+
+function o(meta: KubeObject["metadata"]): KubeObject {
+  return { metadata: { name: "x", ...meta } };
+}
+function update(a: KubeObject["metadata"], b: KubeObject["metadata"]): TriggerEvent {
+  return { type: "update", oldObject: o(a), object: o(b) };
+}
+
+Deno.test("generationChanged passes spec changes, drops status-only updates, and passes objects without one", () => {
+  assert.equal(generationChanged(update({ generation: 1 }, { generation: 2 })), true);
+  assert.equal(generationChanged(update({ generation: 2 }, { generation: 2 })), false);
+  assert.equal(generationChanged(update({}, {})), true);
+  assert.equal(generationChanged({ type: "add", object: o({ generation: 1 }) }), true);
+  assert.equal(generationChanged({ type: "delete", object: o({ generation: 1 }) }), true);
+});
+
+Deno.test("resourceVersionChanged drops resync updates", () => {
+  assert.equal(resourceVersionChanged(update({ resourceVersion: "5" }, { resourceVersion: "5" })), false);
+  assert.equal(resourceVersionChanged(update({ resourceVersion: "5" }, { resourceVersion: "6" })), true);
+});
+
+Deno.test("labelsChanged compares label maps", () => {
+  assert.equal(labelsChanged(update({ labels: { a: "1" } }, { labels: { a: "1" } })), false);
+  assert.equal(labelsChanged(update({ labels: { a: "1" } }, { labels: { a: "2" } })), true);
+  assert.equal(labelsChanged(update({ labels: { a: "1" } }, { labels: { b: "1" } })), true);
+  assert.equal(labelsChanged(update({}, { labels: { a: "1" } })), true);
+});
+
+Deno.test("labelSelector matches matchLabels and matchExpressions on the new object", () => {
+  const p = labelSelector({
+    matchLabels: { app: "nginx" },
+    matchExpressions: [
+      { key: "tier", operator: "In", values: ["web", "api"] },
+      { key: "legacy", operator: "DoesNotExist" },
+      { key: "env", operator: "NotIn", values: ["test"] },
+    ],
+  });
+  const add = (labels: Record<string, string>): TriggerEvent => ({ type: "add", object: o({ labels }) });
+  assert.equal(p(add({ app: "nginx", tier: "web" })), true);
+  assert.equal(p(add({ app: "nginx", tier: "db" })), false);
+  assert.equal(p(add({ app: "nginx", tier: "web", legacy: "1" })), false);
+  assert.equal(p(add({ app: "nginx", tier: "web", env: "test" })), false);
+  assert.equal(p(add({ tier: "web" })), false);
+  assert.equal(p(update({ labels: { app: "nginx", tier: "web" } }, { labels: {} })), false);
+  assert.equal(labelSelector({})(add({})), true);
+  assert.throws(() => labelSelector({ matchExpressions: [{ key: "a", operator: "In" }] }), TypeError);
+});
+
+Deno.test("and, or and not combine predicates", () => {
+  const yes = () => true;
+  const no = () => false;
+  const e: TriggerEvent = { type: "add", object: o({}) };
+  assert.equal(and(yes, no)(e), false);
+  assert.equal(and(yes, yes)(e), true);
+  assert.equal(or(no, yes)(e), true);
+  assert.equal(or(no, no)(e), false);
+  assert.equal(not(no)(e), true);
+  assert.equal(and()(e), true);
+  assert.equal(or()(e), false);
+});

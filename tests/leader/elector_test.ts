@@ -1,0 +1,192 @@
+import assert from "node:assert/strict";
+import { LeaderElector, type LeaderElectorOptions, type LeaseClient } from "../../lib/leader/mod.ts";
+import { FakeClock } from "../_util/fake_clock.ts";
+import { clientView, FakeLeaseClient } from "./fake_lease_client.ts";
+
+interface Candidate {
+  elector: LeaderElector;
+  ctl: AbortController;
+  done: Promise<void>;
+  events: string[];
+  leadingSignals: AbortSignal[];
+}
+
+function start(
+  client: LeaseClient,
+  clock: FakeClock,
+  identity: string,
+  extra: Partial<LeaderElectorOptions> = {},
+): Candidate {
+  const events: string[] = [];
+  const leadingSignals: AbortSignal[] = [];
+  const elector = new LeaderElector(client, {
+    leaseName: "demo",
+    namespace: "ns",
+    identity,
+    clock,
+    random: () => 0,
+    onStartedLeading: (signal) => {
+      leadingSignals.push(signal);
+      events.push("started");
+    },
+    onStoppedLeading: () => void events.push("stopped"),
+    onNewLeader: (id) => void events.push(`leader:${id}`),
+    ...extra,
+  });
+  const ctl = new AbortController();
+  return { elector, ctl, done: elector.run({ signal: ctl.signal }), events, leadingSignals };
+}
+
+async function stopAll(clock: FakeClock, ...cands: Candidate[]): Promise<void> {
+  for (const c of cands) c.ctl.abort();
+  await clock.advance(0);
+  await Promise.all(cands.map((c) => c.done));
+}
+
+Deno.test("two electors on one lease: exactly one leads", async () => {
+  const clock = new FakeClock();
+  const store = new FakeLeaseClient();
+  const a = start(store, clock, "a");
+  const b = start(store, clock, "b");
+  await clock.advance(0);
+  for (let i = 0; i < 10; i++) {
+    await clock.advance(2_000);
+    assert.equal([a, b].filter((c) => c.elector.isLeader).length, 1);
+  }
+  const leader = a.elector.isLeader ? "a" : "b";
+  assert.equal(store.leases.get("ns/demo")?.spec?.holderIdentity, leader);
+  assert.equal(a.elector.leader, leader);
+  assert.equal(b.elector.leader, leader);
+  await stopAll(clock, a, b);
+});
+
+Deno.test("a cancelled leader releases the lease and the other acquires within one retry period", async () => {
+  const clock = new FakeClock();
+  const store = new FakeLeaseClient();
+  const a = start(store, clock, "a");
+  await clock.advance(0);
+  assert.ok(a.elector.isLeader);
+  const b = start(store, clock, "b");
+  await clock.advance(0);
+  assert.ok(!b.elector.isLeader);
+  a.ctl.abort();
+  await a.done;
+  assert.deepEqual(a.events, ["leader:a", "started", "stopped"]);
+  assert.ok(a.leadingSignals[0]?.aborted);
+  const released = store.leases.get("ns/demo");
+  assert.equal(released?.spec?.holderIdentity, "");
+  assert.equal(released?.spec?.leaseDurationSeconds, 1);
+  await clock.advance(2_000);
+  assert.ok(b.elector.isLeader);
+  assert.equal(store.leases.get("ns/demo")?.spec?.leaseTransitions, 1);
+  await stopAll(clock, b);
+});
+
+Deno.test("a leader that stops without releasing is replaced only after the lease duration", async () => {
+  const clock = new FakeClock();
+  const store = new FakeLeaseClient();
+  const a = start(store, clock, "a", { releaseOnCancel: false });
+  await clock.advance(0);
+  const b = start(store, clock, "b");
+  await clock.advance(0);
+  a.ctl.abort(); // a "crash": no more renewals and no release
+  await a.done;
+  assert.equal(store.leases.get("ns/demo")?.spec?.holderIdentity, "a");
+  await clock.advance(14_000);
+  assert.ok(!b.elector.isLeader, "must not take over before the lease duration passed on its own clock");
+  await clock.advance(3_000);
+  assert.ok(b.elector.isLeader);
+  assert.deepEqual(b.events, ["leader:a", "leader:b", "started"]);
+  await stopAll(clock, b);
+});
+
+Deno.test("expiry is judged on the local clock, not from the remote renewTime", async () => {
+  const clock = new FakeClock();
+  const store = new FakeLeaseClient();
+  // A lease renewed "long ago" by another host's clock is still respected for a full duration.
+  await store.create({ group: "", version: "", plural: "", kind: "", namespaced: true }, {
+    metadata: { name: "demo", namespace: "ns" },
+    spec: { holderIdentity: "old", leaseDurationSeconds: 15, renewTime: "2000-01-01T00:00:00.000000Z" },
+  }, { namespace: "ns" });
+  const b = start(store, clock, "b");
+  await clock.advance(12_000);
+  assert.ok(!b.elector.isLeader);
+  await clock.advance(6_000);
+  assert.ok(b.elector.isLeader);
+  await stopAll(clock, b);
+});
+
+Deno.test("renew failures past the renew deadline stop leading and abort the leading signal", async () => {
+  const clock = new FakeClock();
+  const store = new FakeLeaseClient();
+  const view = clientView(store);
+  const status: boolean[] = [];
+  const a = start(view, clock, "a", { metrics: { setLeading: (_n, l) => void status.push(l) } });
+  await clock.advance(0);
+  assert.ok(a.elector.isLeader);
+  view.failing = true;
+  await clock.advance(8_000);
+  assert.ok(a.elector.isLeader, "still within the renew deadline");
+  await clock.advance(2_000);
+  await a.done;
+  assert.ok(!a.elector.isLeader);
+  assert.deepEqual(a.events, ["leader:a", "started", "stopped"]);
+  assert.ok(a.leadingSignals[0]?.aborted);
+  assert.deepEqual(status, [true, false]);
+  assert.equal(store.leases.get("ns/demo")?.spec?.holderIdentity, "a", "a lost leader does not release");
+});
+
+Deno.test("a leader that sees another holder steps down at once", async () => {
+  const clock = new FakeClock();
+  const store = new FakeLeaseClient();
+  const a = start(store, clock, "a");
+  await clock.advance(0);
+  const lease = store.leases.get("ns/demo");
+  assert.ok(lease?.spec);
+  lease.spec.holderIdentity = "intruder";
+  lease.metadata.resourceVersion = "999";
+  await clock.advance(2_000);
+  await a.done;
+  assert.deepEqual(a.events, ["leader:a", "started", "leader:intruder", "stopped"]);
+});
+
+Deno.test("leading work is awaited before the lease is released", async () => {
+  const clock = new FakeClock();
+  const store = new FakeLeaseClient();
+  const order: string[] = [];
+  let finish = () => {};
+  const a = start(store, clock, "a", {
+    onStartedLeading: (signal) =>
+      new Promise<void>((resolve) => {
+        signal.addEventListener("abort", () => order.push("aborted"));
+        finish = () => {
+          order.push(`finished holder=${store.leases.get("ns/demo")?.spec?.holderIdentity}`);
+          resolve();
+        };
+      }),
+  });
+  await clock.advance(0);
+  a.ctl.abort();
+  await clock.advance(0);
+  finish();
+  await a.done;
+  assert.deepEqual(order, ["aborted", "finished holder=a"]);
+  assert.equal(store.leases.get("ns/demo")?.spec?.holderIdentity, "");
+});
+
+Deno.test("inconsistent durations are rejected with a RangeError", () => {
+  const store = new FakeLeaseClient();
+  assert.throws(
+    () =>
+      new LeaderElector(store, {
+        leaseName: "x",
+        namespace: "ns",
+        leaseDurationMs: 5_000,
+        renewDeadlineMs: 10_000,
+      }),
+    RangeError,
+  );
+  assert.throws(() => new LeaderElector(store, { leaseName: "", namespace: "ns" }), TypeError);
+  const e = new LeaderElector(store, { leaseName: "x", namespace: "ns" });
+  assert.match(e.identity, /_[0-9a-f]{8}$/);
+});

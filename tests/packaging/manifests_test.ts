@@ -1,0 +1,167 @@
+import assert from "node:assert/strict";
+import { parseAllDocuments } from "yaml";
+
+type Obj = Record<string, unknown> & { kind?: string; metadata?: { name?: string; namespace?: string } };
+
+const root = new URL("../../", import.meta.url);
+const dir = new URL("manifests/", root);
+const files = [...Deno.readDirSync(dir)].map((e) => e.name).filter((n) => n.endsWith(".yaml")).sort();
+
+async function load(url: URL): Promise<Obj[]> {
+  const docs = parseAllDocuments(await Deno.readTextFile(url));
+  if (!Array.isArray(docs)) return [];
+  for (const doc of docs) assert.deepEqual(doc.errors, [], `${url.pathname}: ${doc.errors.join("; ")}`);
+  return docs.map((d) => d.toJS() as Obj).filter((o) => o !== null);
+}
+
+const byFile = new Map<string, Obj[]>();
+for (const name of files) byFile.set(name, await load(new URL(name, dir)));
+const installed = files.filter((f) => f !== "kustomization.yaml" && f !== "example-foo.yaml").flatMap((f) =>
+  byFile.get(f) ?? []
+);
+const one = (kind: string, name?: string): Obj => {
+  const found = installed.filter((o) => o.kind === kind && (name === undefined || o.metadata?.name === name));
+  assert.equal(found.length, 1, `exactly one ${kind} ${name ?? ""}`);
+  return found[0]!;
+};
+// deno-lint-ignore no-explicit-any
+const dig = (obj: unknown, ...path: (string | number)[]): any => path.reduce((o: any, k) => o?.[k], obj);
+
+const NS = "kubeloop-system";
+const SA = "kubeloop-sample-controller";
+
+/** Rules flattened to sorted "group|resource|verb" strings, so the comparison is exact. */
+function flatten(rules: unknown): string[] {
+  const out: string[] = [];
+  for (
+    const rule of rules as {
+      apiGroups: string[];
+      resources: string[];
+      verbs: string[];
+      resourceNames?: string[];
+    }[]
+  ) {
+    assert.equal(rule.resourceNames, undefined);
+    for (const g of rule.apiGroups) {
+      for (const r of rule.resources) for (const v of rule.verbs) out.push(`${g}|${r}|${v}`);
+    }
+  }
+  return out.sort();
+}
+
+Deno.test("every manifest parses, and the kustomization lists all of them plus the CRDs", async () => {
+  const kustomization = byFile.get("kustomization.yaml")?.[0];
+  const resources = dig(kustomization, "resources") as string[];
+  assert.deepEqual(
+    [...resources].sort(),
+    ["../crds", ...files.filter((f) => f !== "kustomization.yaml" && f !== "example-foo.yaml")].sort(),
+  );
+  const crdKustomization = (await load(new URL("crds/Kustomization", root)))[0];
+  const crdFiles = [...Deno.readDirSync(new URL("crds/", root))].map((e) => e.name).filter((n) =>
+    n.endsWith(".yaml")
+  );
+  assert.deepEqual([...(dig(crdKustomization, "resources") as string[])].sort(), crdFiles.sort());
+});
+
+Deno.test("everything namespaced lives in kubeloop-system, which the manifests create", () => {
+  one("Namespace", NS);
+  for (const obj of installed) {
+    if (["Namespace", "ClusterRole", "ClusterRoleBinding"].includes(obj.kind ?? "")) continue;
+    assert.equal(obj.metadata?.namespace, NS, `${obj.kind} ${obj.metadata?.name}`);
+  }
+  one("ServiceAccount", SA);
+});
+
+Deno.test("the ClusterRole grants exactly what the controller uses: no wildcards, no secrets, no delete", () => {
+  const got = flatten(dig(one("ClusterRole", SA), "rules"));
+  const expected = [
+    ...["get", "list", "watch"].map((v) => `samplecontroller.k8s.io|foos|${v}`),
+    ...["update", "patch"].map((v) => `samplecontroller.k8s.io|foos/status|${v}`),
+    ...["get", "list", "watch", "create", "update", "patch"].map((v) => `apps|deployments|${v}`),
+    ...["create", "patch"].map((v) => `|events|${v}`),
+    ...["create", "patch"].map((v) => `events.k8s.io|events|${v}`),
+  ].sort();
+  assert.deepEqual(got, expected);
+  assert.equal(got.some((r) => r.includes("*") || r.includes("secrets")), false);
+});
+
+Deno.test("leader election gets leases get/create/update in its own namespace only", () => {
+  const role = one("Role");
+  assert.equal(role.metadata?.namespace, NS);
+  assert.deepEqual(flatten(dig(role, "rules")), [
+    "coordination.k8s.io|leases|create",
+    "coordination.k8s.io|leases|get",
+    "coordination.k8s.io|leases|update",
+  ]);
+  assert.equal(installed.filter((o) => o.kind === "ClusterRole").length, 1);
+});
+
+Deno.test("both bindings bind the controller's ServiceAccount to the matching role", () => {
+  for (
+    const [bindingKind, roleKind] of [["ClusterRoleBinding", "ClusterRole"], ["RoleBinding", "Role"]] as const
+  ) {
+    const binding = one(bindingKind);
+    assert.deepEqual(dig(binding, "roleRef"), {
+      apiGroup: "rbac.authorization.k8s.io",
+      kind: roleKind,
+      name: one(roleKind).metadata?.name,
+    });
+    assert.deepEqual(dig(binding, "subjects"), [{ kind: "ServiceAccount", name: SA, namespace: NS }]);
+  }
+});
+
+Deno.test("the controller Deployment runs 2 replicas with leader election, as the ServiceAccount", () => {
+  const dep = one("Deployment", SA);
+  assert.equal(dig(dep, "spec", "replicas"), 2);
+  const pod = dig(dep, "spec", "template", "spec");
+  assert.equal(pod.serviceAccountName, SA);
+  assert.equal(pod.automountServiceAccountToken, true);
+  assert.equal(pod.containers.length, 1);
+  assert.ok((pod.containers[0].args as string[]).includes("--leader-elect"));
+  assert.deepEqual(dig(dep, "spec", "selector", "matchLabels"), { "app.kubernetes.io/name": SA });
+  assert.equal(dig(dep, "spec", "template", "metadata", "labels", "app.kubernetes.io/name"), SA);
+});
+
+Deno.test("the controller container is locked down: non-root 65532, read-only root, no escalation, no capabilities", () => {
+  const pod = dig(one("Deployment", SA), "spec", "template", "spec");
+  assert.equal(pod.securityContext.runAsNonRoot, true);
+  assert.equal(pod.securityContext.runAsUser, 65532);
+  assert.deepEqual(pod.securityContext.seccompProfile, { type: "RuntimeDefault" });
+  const sc = pod.containers[0].securityContext;
+  assert.equal(sc.runAsNonRoot, true);
+  assert.equal(sc.runAsUser, 65532);
+  assert.equal(sc.readOnlyRootFilesystem, true);
+  assert.equal(sc.allowPrivilegeEscalation, false);
+  assert.deepEqual(sc.capabilities, { drop: ["ALL"] });
+  assert.deepEqual(sc.seccompProfile, { type: "RuntimeDefault" });
+  assert.equal(sc.privileged, undefined);
+});
+
+Deno.test("probes hit /healthz and /readyz on 8081, metrics on 8080, and resources are bounded", () => {
+  const c = dig(one("Deployment", SA), "spec", "template", "spec", "containers", 0);
+  const ports = Object.fromEntries(
+    (c.ports as { name: string; containerPort: number }[]).map((p) => [p.name, p.containerPort]),
+  );
+  assert.deepEqual(ports, { metrics: 8080, health: 8081 });
+  assert.equal(c.livenessProbe.httpGet.path, "/healthz");
+  assert.equal(c.readinessProbe.httpGet.path, "/readyz");
+  for (const probe of [c.livenessProbe, c.readinessProbe]) {
+    assert.ok([8081, "health"].includes(probe.httpGet.port));
+  }
+  const args = c.args as string[];
+  assert.ok(args.includes("--health-probe-bind-address=:8081"));
+  assert.ok(args.includes("--metrics-bind-address=:8080"));
+  for (const kind of ["requests", "limits"]) {
+    assert.ok(c.resources[kind].cpu, `${kind}.cpu`);
+    assert.ok(c.resources[kind].memory, `${kind}.memory`);
+  }
+});
+
+Deno.test("the example Foo is upstream's example-foo, unchanged", () => {
+  assert.deepEqual(byFile.get("example-foo.yaml"), [{
+    apiVersion: "samplecontroller.k8s.io/v1alpha1",
+    kind: "Foo",
+    metadata: { name: "example-foo" },
+    spec: { deploymentName: "example-foo", replicas: 1 },
+  }]);
+});

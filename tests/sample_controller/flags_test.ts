@@ -1,0 +1,179 @@
+import assert from "node:assert/strict";
+import { defaultFlags, FlagError, parseFlags, usage } from "../../lib/sample_controller/flags.ts";
+
+function run(...args: string[]) {
+  const parsed = parseFlags(args);
+  assert.equal(parsed.kind, "run");
+  return parsed.kind === "run" ? parsed.flags : defaultFlags();
+}
+
+function rejects(args: string[], flag: string, message: RegExp): void {
+  assert.throws(() => parseFlags(args), (error: unknown) => {
+    assert.ok(error instanceof FlagError, String(error));
+    assert.equal(error.flag, flag);
+    assert.match(error.message, message);
+    assert.equal(error.message.includes("\n"), false, "messages are one line");
+    return true;
+  });
+}
+
+Deno.test("no arguments gives the documented defaults", () => {
+  assert.deepEqual(run(), {
+    workers: 2,
+    leaderElect: false,
+    leaderElectionId: "kubeloop-sample-controller",
+    metricsBindAddress: ":8080",
+    healthProbeBindAddress: ":8081",
+    logLevel: "info",
+    logFormat: "json",
+  });
+});
+
+Deno.test("every flag is parsed in the --name=value form", () => {
+  assert.deepEqual(
+    run(
+      "--kubeconfig=/k/config",
+      "--context=kind",
+      "--master=https://10.0.0.1:6443",
+      "--namespace=team-a",
+      "--workers=8",
+      "--leader-elect",
+      "--leader-election-id=my-lease",
+      "--leader-election-namespace=ops",
+      "--metrics-bind-address=127.0.0.1:9090",
+      "--health-probe-bind-address=0",
+      "--kube-api-qps=20.5",
+      "--kube-api-burst=40",
+      "--log-level=debug",
+      "--log-format=text",
+    ),
+    {
+      kubeconfig: "/k/config",
+      context: "kind",
+      master: "https://10.0.0.1:6443",
+      namespace: "team-a",
+      workers: 8,
+      leaderElect: true,
+      leaderElectionId: "my-lease",
+      leaderElectionNamespace: "ops",
+      metricsBindAddress: "127.0.0.1:9090",
+      healthProbeBindAddress: "0",
+      kubeApiQps: 20.5,
+      kubeApiBurst: 40,
+      logLevel: "debug",
+      logFormat: "text",
+    },
+  );
+});
+
+Deno.test("values may follow as the next argument, with one or two dashes", () => {
+  const flags = run("--kubeconfig", "/a", "-context", "c", "--workers", "3", "-namespace", "n");
+  assert.equal(flags.kubeconfig, "/a");
+  assert.equal(flags.context, "c");
+  assert.equal(flags.workers, 3);
+  assert.equal(flags.namespace, "n");
+});
+
+Deno.test("sample-controller's own invocation (-kubeconfig=..., -master=...) works unchanged", () => {
+  const flags = run("-kubeconfig=/home/u/.kube/config", "-master=http://localhost:8080");
+  assert.equal(flags.kubeconfig, "/home/u/.kube/config");
+  assert.equal(flags.master, "http://localhost:8080");
+});
+
+Deno.test("klog's -v is accepted for compatibility: 4 and above means debug", () => {
+  assert.equal(run("-v=4").logLevel, "debug");
+  assert.equal(run("-v", "2").logLevel, "info");
+});
+
+Deno.test("a boolean flag takes no separate value but accepts =true and =false", () => {
+  assert.equal(run("--leader-elect=false").leaderElect, false);
+  assert.equal(run("--leader-elect=true").leaderElect, true);
+  assert.equal(run("-leader-elect", "--workers=1").leaderElect, true);
+  rejects(["--leader-elect=maybe"], "--leader-elect", /invalid value "maybe" for flag --leader-elect/);
+});
+
+Deno.test("the last occurrence of a flag wins, as with Go's flag package", () => {
+  assert.equal(run("--workers=1", "--workers=5").workers, 5);
+});
+
+Deno.test("--help, -h and --version end parsing even after other flags", () => {
+  assert.deepEqual(parseFlags(["--workers=3", "--help"]), { kind: "help" });
+  assert.deepEqual(parseFlags(["-h"]), { kind: "help" });
+  assert.deepEqual(parseFlags(["-help"]), { kind: "help" });
+  assert.deepEqual(parseFlags(["--version"]), { kind: "version" });
+});
+
+Deno.test("an unknown flag is an error naming it as written", () => {
+  rejects(["--kubeconfg=/x"], "--kubeconfg", /^unknown flag --kubeconfg/);
+  rejects(["-alsologtostderr"], "-alsologtostderr", /^unknown flag -alsologtostderr/);
+});
+
+Deno.test("a flag without its value is an error naming the flag", () => {
+  rejects(["--kubeconfig"], "--kubeconfig", /^flag --kubeconfig needs a value$/);
+});
+
+Deno.test("stray positional arguments are errors", () => {
+  rejects(["run"], "", /unexpected argument "run"/);
+  rejects(["--", "x"], "", /unexpected argument "x"/);
+  assert.equal(parseFlags(["--"]).kind, "run");
+});
+
+Deno.test("bad values are rejected with the flag and the reason", () => {
+  rejects(
+    ["--workers=0"],
+    "--workers",
+    /invalid value "0" for flag --workers: must be an integer from 1 to 1000/,
+  );
+  rejects(["--workers=two"], "--workers", /--workers/);
+  rejects(["--workers=1.5"], "--workers", /--workers/);
+  rejects(["--kube-api-qps=-1"], "--kube-api-qps", /greater than 0/);
+  rejects(["--kube-api-qps=abc"], "--kube-api-qps", /--kube-api-qps/);
+  rejects(["--kube-api-burst=0"], "--kube-api-burst", /--kube-api-burst/);
+  rejects(["--log-level=trace"], "--log-level", /must be one of debug, info, warn, error/);
+  rejects(["--log-format=xml"], "--log-format", /must be one of json, text/);
+  rejects(["--namespace=Bad_NS"], "--namespace", /namespace name/);
+  rejects(["--leader-election-namespace=a.b"], "--leader-election-namespace", /namespace name/);
+  rejects(["--leader-election-id=UPPER"], "--leader-election-id", /Lease name/);
+  rejects(["--metrics-bind-address=8080"], "--metrics-bind-address", /host:port/);
+  rejects(["--health-probe-bind-address=:99999"], "--health-probe-bind-address", /host:port/);
+  rejects(["--master=ftp://x"], "--master", /--master/);
+  rejects(["--kubeconfig="], "--kubeconfig", /must not be empty/);
+  rejects(["-v=x"], "-v", /-v/);
+});
+
+Deno.test("bind addresses accept :port, host:port, [ipv6]:port and 0", () => {
+  assert.equal(run("--metrics-bind-address=:9000").metricsBindAddress, ":9000");
+  assert.equal(run("--metrics-bind-address=0.0.0.0:8080").metricsBindAddress, "0.0.0.0:8080");
+  assert.equal(run("--metrics-bind-address=[::1]:8080").metricsBindAddress, "[::1]:8080");
+  assert.equal(run("--metrics-bind-address=0").metricsBindAddress, "0");
+});
+
+Deno.test("the usage text lists every flag once", () => {
+  const text = usage("sample-controller");
+  for (
+    const name of [
+      "kubeconfig",
+      "context",
+      "master",
+      "namespace",
+      "workers",
+      "leader-elect",
+      "leader-election-id",
+      "leader-election-namespace",
+      "metrics-bind-address",
+      "health-probe-bind-address",
+      "kube-api-qps",
+      "kube-api-burst",
+      "log-level",
+      "log-format",
+      "help",
+      "version",
+    ]
+  ) {
+    assert.equal(
+      text.split("\n").filter((l) => l.startsWith(`  --${name} `) || l === `  --${name}`).length,
+      1,
+      name,
+    );
+  }
+});

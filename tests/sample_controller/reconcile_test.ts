@@ -1,0 +1,281 @@
+import assert from "node:assert/strict";
+import { ApiError } from "../../lib/client/api_error.ts";
+import { desiredDeployment } from "../../lib/sample_controller/desired_deployment.ts";
+import { reconcileFoo, ResourceExistsError } from "../../lib/sample_controller/reconcile.ts";
+import type { Deployment, Foo, FooStatus } from "../../lib/sample_controller/types.ts";
+import { FakeClock } from "../_util/fake_clock.ts";
+import { FakeApplyClient, FakeDeployments, FakeRecorder, FakeStore, makeFoo } from "./fakes.ts";
+
+const KEY = "ns1/example-foo";
+
+function setup(foo: Foo | undefined, ...deployments: Deployment[]) {
+  const client = new FakeApplyClient();
+  const recorder = new FakeRecorder();
+  const clock = new FakeClock(Date.UTC(2026, 0, 2, 3, 4, 5));
+  const deps = {
+    foos: foo ? new FakeStore(foo) : new FakeStore<Foo>(),
+    deployments: new FakeDeployments(...deployments),
+    client,
+    recorder,
+    clock,
+  };
+  return { deps, client, recorder, clock };
+}
+
+/** A live Deployment as the server stores ours: the desired fields plus defaults and a status. */
+function liveDeployment(foo: Foo, available: number): Deployment {
+  const dep = desiredDeployment(foo);
+  dep.metadata = { ...dep.metadata, uid: "dep-uid", resourceVersion: "5", annotations: { "x/y": "z" } };
+  dep.spec = {
+    ...dep.spec,
+    replicas: dep.spec?.replicas ?? 1,
+    strategy: { type: "RollingUpdate" },
+    template: {
+      metadata: { labels: { app: "nginx", controller: foo.metadata.name ?? "" } },
+      spec: { containers: [{ name: "nginx", image: "nginx:latest", imagePullPolicy: "Always" }] },
+    },
+  };
+  dep.status = { availableReplicas: available, replicas: available };
+  return dep;
+}
+
+function syncedStatus(available: number, desired: number, since = "2025-12-31T00:00:00Z"): FooStatus {
+  const ready = available === desired;
+  return {
+    availableReplicas: available,
+    observedGeneration: 1,
+    conditions: [{
+      type: "Ready",
+      status: ready ? "True" : "False",
+      observedGeneration: 1,
+      lastTransitionTime: since,
+      reason: ready ? "Available" : "Progressing",
+      message: `Deployment "example-foo" has ${available}/${desired} available replicas`,
+    }],
+  };
+}
+
+Deno.test("a Foo that is gone from the cache is a no-op", async () => {
+  const { deps, client, recorder } = setup(undefined);
+  assert.deepEqual(await reconcileFoo(KEY, deps), { kind: "gone" });
+  assert.equal(client.calls.length, 0);
+  assert.equal(recorder.events.length, 0);
+});
+
+Deno.test("a Foo being deleted is left to the garbage collector", async () => {
+  const foo = makeFoo();
+  foo.metadata.deletionTimestamp = "2026-01-01T00:00:00Z";
+  const { deps, client } = setup(foo);
+  assert.deepEqual(await reconcileFoo(KEY, deps), { kind: "gone" });
+  assert.equal(client.calls.length, 0);
+});
+
+Deno.test("a new Foo gets its Deployment server-side applied, a status and a Synced event", async () => {
+  const foo = makeFoo({ replicas: 2 });
+  const { deps, client, recorder } = setup(foo);
+  const signal = new AbortController().signal;
+  const result = await reconcileFoo(KEY, deps, { signal });
+  assert.deepEqual(result, { kind: "synced", deploymentApplied: true, statusWritten: true, retained: [] });
+  const [apply] = client.callsTo("deployments");
+  assert.ok(apply);
+  assert.equal(apply.name, "example-foo");
+  assert.deepEqual(apply.body, desiredDeployment(foo));
+  assert.deepEqual(apply.options, {
+    type: "apply",
+    namespace: "ns1",
+    fieldManager: "kubeloop-sample-controller",
+    force: true,
+    signal,
+  });
+  const statusCalls = client.callsTo("foos", "status");
+  assert.equal(statusCalls.length, 1);
+  assert.deepEqual(statusCalls[0]?.body, {
+    apiVersion: "samplecontroller.k8s.io/v1alpha1",
+    kind: "Foo",
+    metadata: { name: "example-foo", namespace: "ns1" },
+    status: syncedStatus(0, 2, "2026-01-02T03:04:05Z"),
+  });
+  assert.equal(statusCalls[0]?.options.fieldManager, "kubeloop-sample-controller");
+  assert.deepEqual(recorder.events, [{
+    type: "Normal",
+    reason: "Synced",
+    action: "Sync",
+    note: "Foo synced successfully",
+    regarding: KEY,
+  }]);
+});
+
+Deno.test("an in-sync Deployment and unchanged status cause no write at all, only the Synced event", async () => {
+  const foo = makeFoo();
+  foo.status = syncedStatus(1, 1);
+  const { deps, client, recorder } = setup(foo, liveDeployment(foo, 1));
+  const result = await reconcileFoo(KEY, deps);
+  assert.deepEqual(result, { kind: "synced", deploymentApplied: false, statusWritten: false, retained: [] });
+  assert.equal(client.calls.length, 0);
+  assert.deepEqual(recorder.reasons(), ["Normal/Synced"]);
+});
+
+Deno.test("replica drift on our Deployment is corrected by applying the Foo's replicas", async () => {
+  const foo = makeFoo({ replicas: 3 });
+  foo.status = syncedStatus(1, 3);
+  const live = liveDeployment(foo, 1);
+  live.spec = { ...live.spec, replicas: 1 };
+  const { deps, client } = setup(foo, live);
+  const result = await reconcileFoo(KEY, deps);
+  assert.equal(result.kind === "synced" && result.deploymentApplied, true);
+  const applies = client.callsTo("deployments");
+  assert.equal(applies.length, 1);
+  assert.equal((applies[0]?.body as Deployment).spec?.replicas, 3);
+});
+
+Deno.test("a hand-edited image on our Deployment is restored", async () => {
+  const foo = makeFoo();
+  foo.status = syncedStatus(1, 1);
+  const live = liveDeployment(foo, 1);
+  live.spec!.template!.spec!.containers = [{ name: "nginx", image: "nginx:1.25" }];
+  const { deps, client } = setup(foo, live);
+  await reconcileFoo(KEY, deps);
+  assert.equal(client.callsTo("deployments").length, 1);
+});
+
+Deno.test("foreign additions (annotations, a sidecar, extra labels) are not drift and are left alone", async () => {
+  const foo = makeFoo();
+  foo.status = syncedStatus(1, 1);
+  const live = liveDeployment(foo, 1);
+  live.metadata.labels = { ...live.metadata.labels, team: "a" };
+  live.spec!.template!.spec!.containers!.push({ name: "sidecar", image: "busybox" });
+  const { deps, client } = setup(foo, live);
+  await reconcileFoo(KEY, deps);
+  assert.equal(client.calls.length, 0);
+});
+
+Deno.test("an unowned Deployment of that name: Warning event, Ready=False condition, then a thrown error", async () => {
+  const foo = makeFoo();
+  const unowned = liveDeployment(foo, 1);
+  unowned.metadata.ownerReferences = [];
+  const { deps, client, recorder } = setup(foo, unowned);
+  await assert.rejects(() => reconcileFoo(KEY, deps), (error: unknown) => {
+    assert.ok(error instanceof ResourceExistsError);
+    assert.equal(error.message, 'Resource "example-foo" already exists and is not managed by Foo');
+    assert.equal(error.deployment, "ns1/example-foo");
+    return true;
+  });
+  assert.deepEqual(recorder.events.map((e) => [e.type, e.reason, e.note]), [
+    ["Warning", "ErrResourceExists", 'Resource "example-foo" already exists and is not managed by Foo'],
+  ]);
+  assert.equal(client.callsTo("deployments").length, 0);
+  const status = client.callsTo("foos", "status");
+  assert.equal(status.length, 1);
+  const written = (status[0]?.body as Foo).status;
+  assert.equal(written?.conditions?.[0]?.reason, "ErrResourceExists");
+  assert.equal(written?.conditions?.[0]?.status, "False");
+});
+
+Deno.test("a Deployment controlled by another Foo (UID mismatch) counts as not ours", async () => {
+  const foo = makeFoo();
+  const other = liveDeployment(makeFoo({ name: "other" }), 1);
+  other.metadata.name = "example-foo";
+  const { deps, client } = setup(foo, other);
+  await assert.rejects(() => reconcileFoo(KEY, deps), ResourceExistsError);
+  assert.equal(client.callsTo("deployments").length, 0);
+});
+
+Deno.test("a repeated conflict with the condition already set writes no status but still throws", async () => {
+  const foo = makeFoo();
+  const unowned = liveDeployment(foo, 1);
+  delete unowned.metadata.ownerReferences;
+  const { deps, client, clock } = setup(foo, unowned);
+  await assert.rejects(() => reconcileFoo(KEY, deps), ResourceExistsError);
+  foo.status = (client.calls[0]?.body as Foo).status!;
+  await clock.advance(60_000);
+  await assert.rejects(() => reconcileFoo(KEY, deps), ResourceExistsError);
+  assert.equal(client.calls.length, 1);
+});
+
+Deno.test("an empty deploymentName sets Ready=False/InvalidSpec with a Warning and resolves (no retry)", async () => {
+  const foo = makeFoo({ deploymentName: "" });
+  const { deps, client, recorder } = setup(foo);
+  assert.deepEqual(await reconcileFoo(KEY, deps), { kind: "invalid", statusWritten: true });
+  assert.deepEqual(recorder.reasons(), ["Warning/InvalidSpec"]);
+  assert.equal(client.callsTo("deployments").length, 0);
+  const written = (client.calls[0]?.body as Foo).status;
+  assert.equal(written?.conditions?.[0]?.reason, "InvalidSpec");
+  foo.status = written!;
+  assert.deepEqual(await reconcileFoo(KEY, deps), { kind: "invalid", statusWritten: false });
+});
+
+Deno.test("a status change is written exactly once, keeping lastTransitionTime while Ready does not flip", async () => {
+  const foo = makeFoo({ replicas: 2 });
+  foo.status = syncedStatus(0, 2, "2025-12-31T00:00:00Z");
+  const { deps, client } = setup(foo, liveDeployment(foo, 1));
+  await reconcileFoo(KEY, deps);
+  const writes = client.callsTo("foos", "status");
+  assert.equal(writes.length, 1);
+  assert.deepEqual((writes[0]?.body as Foo).status, syncedStatus(1, 2, "2025-12-31T00:00:00Z"));
+});
+
+Deno.test("Ready flips to True when available replicas reach the desired count, with a new transition time", async () => {
+  const foo = makeFoo({ replicas: 2 });
+  foo.status = syncedStatus(1, 2, "2025-12-31T00:00:00Z");
+  const { deps, client } = setup(foo, liveDeployment(foo, 2));
+  await reconcileFoo(KEY, deps);
+  assert.deepEqual((client.calls[0]?.body as Foo).status, syncedStatus(2, 2, "2026-01-02T03:04:05Z"));
+});
+
+Deno.test("a new spec generation updates observedGeneration even when nothing else changed", async () => {
+  const foo = makeFoo();
+  foo.status = syncedStatus(1, 1);
+  foo.metadata.generation = 2;
+  const { deps, client } = setup(foo, liveDeployment(foo, 1));
+  await reconcileFoo(KEY, deps);
+  const status = (client.callsTo("foos", "status")[0]?.body as Foo).status;
+  assert.equal(status?.observedGeneration, 2);
+  assert.equal(status?.conditions?.[0]?.observedGeneration, 2);
+});
+
+Deno.test("a changed deploymentName creates the new Deployment and retains the old one, reported, never deleted", async () => {
+  const foo = makeFoo({ deploymentName: "second" });
+  const old = liveDeployment(makeFoo(), 1);
+  const { deps, client, recorder } = setup(foo, old);
+  const result = await reconcileFoo(KEY, deps);
+  assert.deepEqual(result, {
+    kind: "synced",
+    deploymentApplied: true,
+    statusWritten: true,
+    retained: ["example-foo"],
+  });
+  assert.deepEqual(client.callsTo("deployments").map((c) => c.name), ["second"]);
+  assert.deepEqual(recorder.reasons(), ["Normal/DeploymentRetained", "Normal/Synced"]);
+  assert.match(recorder.events[0]?.note ?? "", /"example-foo" is no longer spec\.deploymentName/);
+});
+
+Deno.test("a Foo deleted between the read and the status write resolves as gone", async () => {
+  const foo = makeFoo();
+  const { deps, client, recorder } = setup(foo, liveDeployment(foo, 1));
+  client.failWith = new ApiError({ code: 404, reason: "NotFound", message: 'foos "example-foo" not found' });
+  assert.deepEqual(await reconcileFoo(KEY, deps), { kind: "gone" });
+  assert.deepEqual(recorder.reasons(), []);
+});
+
+Deno.test("an apply failure propagates so the queue retries with backoff", async () => {
+  const foo = makeFoo();
+  const { deps, client } = setup(foo);
+  client.failWith = new ApiError({ code: 500, reason: "InternalError", message: "boom" });
+  await assert.rejects(
+    () => reconcileFoo(KEY, deps),
+    (e: unknown) => e instanceof ApiError && e.code === 500,
+  );
+});
+
+Deno.test("a Foo without spec.replicas reports readiness against the Deployment's replicas", async () => {
+  const foo = makeFoo();
+  delete foo.spec?.replicas;
+  const live = liveDeployment(foo, 3);
+  live.spec = { ...live.spec, replicas: 3 };
+  const { deps, client } = setup(foo, live);
+  await reconcileFoo(KEY, deps);
+  assert.equal(client.callsTo("deployments").length, 0);
+  const status = (client.calls[0]?.body as Foo).status;
+  assert.equal(status?.conditions?.[0]?.status, "True");
+  assert.equal(status?.availableReplicas, 3);
+});

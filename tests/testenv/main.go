@@ -1,0 +1,295 @@
+// Command testenv runs a real, local Kubernetes control plane for kubeloop's
+// integration tests: embedded etcd, kube-apiserver and (optionally) a
+// kube-controller-manager limited to the garbage-collector, namespace and
+// serviceaccount controllers. Everything listens on 127.0.0.1 only.
+//
+// Once ready it prints one line on stdout (JSON by default, or
+// KUBECONFIG=<path> with -print=env) and runs until SIGINT/SIGTERM, or until
+// stdin closes when -exit-on-stdin-eof is set (so a crashed parent leaves
+// nothing behind). The state directory also holds the PKI (ca.key included, so
+// tests can mint client certificates) and the component logs.
+package main
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"syscall"
+	"time"
+)
+
+func main() {
+	dir := flag.String("dir", "", "state directory (default: a new temporary directory, removed on exit)")
+	binDir := flag.String("bin", "", "directory holding kube-apiserver and kube-controller-manager (default: next to this binary)")
+	withKCM := flag.Bool("controller-manager", true, "also run kube-controller-manager (garbage collector, namespace and serviceaccount controllers)")
+	printFmt := flag.String("print", "json", "ready line format: json or env")
+	stdinEOF := flag.Bool("exit-on-stdin-eof", false, "stop when standard input is closed")
+	logFile := flag.String("log-file", "", "once ready, send testenv's own log lines here instead of stderr")
+	flag.Parse()
+	if err := run(*dir, *binDir, *withKCM, *printFmt, *stdinEOF, *logFile); err != nil {
+		fmt.Fprintln(os.Stderr, "testenv:", err)
+		os.Exit(1)
+	}
+}
+
+func logf(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "testenv: "+format+"\n", args...)
+}
+
+func run(dir, binDir string, withKCM bool, printFmt string, stdinEOF bool, logFile string) error {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if stdinEOF {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithCancel(ctx)
+		defer cancel()
+		go func() { _, _ = io.Copy(io.Discard, os.Stdin); cancel() }()
+	}
+	if dir == "" {
+		d, err := os.MkdirTemp("", "kubeloop-testenv-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(d)
+		dir = d
+	} else if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	if binDir == "" {
+		exe, err := os.Executable()
+		if err != nil {
+			return err
+		}
+		binDir = filepath.Dir(exe)
+	}
+	p := func(name string) string { return filepath.Join(dir, name) }
+	started := time.Now()
+
+	keys, err := makePKI(dir)
+	if err != nil {
+		return fmt.Errorf("pki: %w", err)
+	}
+	etcd, etcdURL, err := startEtcd(p("etcd"))
+	if err != nil {
+		return fmt.Errorf("etcd: %w", err)
+	}
+	defer etcd.Close()
+	logf("etcd ready at %s after %v", etcdURL, time.Since(started).Round(time.Millisecond))
+
+	port, err := freePort()
+	if err != nil {
+		return err
+	}
+	server := "https://127.0.0.1:" + strconv.Itoa(port)
+	apiserver, err := startChild(ctx, filepath.Join(binDir, "kube-apiserver"), p("kube-apiserver.log"), []string{
+		"--advertise-address=127.0.0.1",
+		"--bind-address=127.0.0.1",
+		"--secure-port=" + strconv.Itoa(port),
+		"--tls-cert-file=" + p("apiserver.crt"),
+		"--tls-private-key-file=" + p("apiserver.key"),
+		"--client-ca-file=" + p("ca.crt"),
+		"--service-account-issuer=https://kubernetes.default.svc.cluster.local",
+		"--service-account-key-file=" + p("sa.pub"),
+		"--service-account-signing-key-file=" + p("sa.key"),
+		"--authorization-mode=RBAC",
+		"--service-cluster-ip-range=10.0.0.0/24",
+		"--etcd-servers=" + etcdURL,
+		"--disable-admission-plugins=ServiceAccount",
+		"--endpoint-reconciler-type=none",
+		"--allow-privileged=true",
+		"--cert-dir=" + p("apiserver-certs"),
+		"--v=1",
+	})
+	if err != nil {
+		return err
+	}
+	defer apiserver.stop()
+
+	client, err := adminClient(keys)
+	if err != nil {
+		return err
+	}
+	for _, path := range []string{"/readyz", "/api/v1/namespaces/default"} {
+		if err := waitOK(ctx, client, server+path, apiserver.exited, 3*time.Minute); err != nil {
+			return fmt.Errorf("kube-apiserver %s: %w (log: %s)", path, err, p("kube-apiserver.log"))
+		}
+	}
+	logf("kube-apiserver ready at %s after %v", server, time.Since(started).Round(time.Millisecond))
+	kubeconfig := p("kubeconfig")
+	if err := os.WriteFile(kubeconfig, renderKubeconfig(server, keys), 0o600); err != nil {
+		return err
+	}
+
+	if withKCM {
+		kcm, err := startChild(ctx, filepath.Join(binDir, "kube-controller-manager"), p("kube-controller-manager.log"), []string{
+			"--kubeconfig=" + kubeconfig,
+			"--controllers=garbage-collector-controller,namespace-controller,serviceaccount-controller",
+			"--leader-elect=false",
+			"--secure-port=0",
+			"--v=1",
+		})
+		if err != nil {
+			return err
+		}
+		defer kcm.stop()
+		// The serviceaccount controller creating "default" proves the controllers run.
+		if err := waitOK(ctx, client, server+"/api/v1/namespaces/default/serviceaccounts/default", kcm.exited, 3*time.Minute); err != nil {
+			return fmt.Errorf("kube-controller-manager: %w (log: %s)", err, p("kube-controller-manager.log"))
+		}
+		logf("kube-controller-manager ready after %v", time.Since(started).Round(time.Millisecond))
+	}
+
+	control, stopControl, err := serveControl(keys.ca, etcdURL)
+	if err != nil {
+		return err
+	}
+	defer stopControl()
+
+	switch printFmt {
+	case "env":
+		fmt.Printf("KUBECONFIG=%s\n", kubeconfig)
+	default:
+		_ = json.NewEncoder(os.Stdout).Encode(map[string]string{
+			"server": server, "kubeconfig": kubeconfig, "dir": dir, "etcd": etcdURL, "control": control,
+		})
+	}
+	if logFile != "" {
+		// A parent that stops reading our stderr pipe after the ready line must not block us.
+		f, err := os.OpenFile(logFile, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := syscall.Dup2(int(f.Fd()), 2); err != nil {
+			return err
+		}
+	}
+	select {
+	case <-ctx.Done():
+		logf("stopping")
+		return nil
+	case <-apiserver.exited:
+		return fmt.Errorf("kube-apiserver exited: %v (log: %s)", apiserver.err, p("kube-apiserver.log"))
+	}
+}
+
+// child is a control-plane process whose output goes to a log file.
+type child struct {
+	cmd    *exec.Cmd
+	exited chan struct{}
+	err    error
+}
+
+func startChild(ctx context.Context, bin, logPath string, args []string) (*child, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	logFile, err := os.Create(logPath)
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(bin, args...)
+	cmd.Stdout, cmd.Stderr = logFile, logFile
+	// Best effort: if testenv dies hard, the kernel stops the child too.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	if err := cmd.Start(); err != nil {
+		logFile.Close()
+		return nil, fmt.Errorf("start %s: %w", bin, err)
+	}
+	c := &child{cmd: cmd, exited: make(chan struct{})}
+	go func() { c.err = cmd.Wait(); logFile.Close(); close(c.exited) }()
+	return c, nil
+}
+
+// stop asks for a graceful exit and kills the process after 20 seconds.
+func (c *child) stop() {
+	_ = c.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-c.exited:
+	case <-time.After(20 * time.Second):
+		_ = c.cmd.Process.Kill()
+		<-c.exited
+	}
+}
+
+func adminClient(keys *pki) (*http.Client, error) {
+	pair, err := tls.X509KeyPair(keys.admin.certPEM, keys.admin.keyPEM)
+	if err != nil {
+		return nil, err
+	}
+	pool := x509.NewCertPool()
+	pool.AddCert(keys.ca.cert)
+	return &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{
+		TLSClientConfig: &tls.Config{RootCAs: pool, Certificates: []tls.Certificate{pair}},
+	}}, nil
+}
+
+func waitOK(ctx context.Context, c *http.Client, u string, exited <-chan struct{}, limit time.Duration) error {
+	deadline := time.Now().Add(limit)
+	last := "no answer"
+	for time.Now().Before(deadline) {
+		if r, err := c.Get(u); err == nil {
+			_ = r.Body.Close()
+			if r.StatusCode == http.StatusOK {
+				return nil
+			}
+			last = r.Status
+		} else {
+			last = err.Error()
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-exited:
+			return errors.New("process exited")
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+	return fmt.Errorf("not ready after %v (last: %s)", limit, last)
+}
+
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+func renderKubeconfig(server string, keys *pki) []byte {
+	b := base64.StdEncoding.EncodeToString
+	return []byte(fmt.Sprintf(`apiVersion: v1
+kind: Config
+clusters:
+- name: testenv
+  cluster:
+    server: %s
+    certificate-authority-data: %s
+users:
+- name: testenv-admin
+  user:
+    client-certificate-data: %s
+    client-key-data: %s
+contexts:
+- name: testenv
+  context:
+    cluster: testenv
+    user: testenv-admin
+    namespace: default
+current-context: testenv
+`, server, b(keys.ca.certPEM), b(keys.admin.certPEM), b(keys.admin.keyPEM)))
+}

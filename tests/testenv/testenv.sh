@@ -1,0 +1,7 @@
+#!/usr/bin/env bash
+# `deno task testenv`: builds (or reuses) the local control plane, starts it in the foreground and
+# prints one line, KUBECONFIG=<path>, once it is ready. Ctrl-C (SIGINT) or SIGTERM stops etcd,
+# kube-apiserver and kube-controller-manager and removes the temporary state directory.
+set -euo pipefail
+bin="${KUBELOOP_TESTENV_BIN:-$(bash "$(dirname "$0")/build.sh" | tail -n 1)}"
+exec "$bin/testenv" -print=env -bin="$bin" "$@"

@@ -1,0 +1,133 @@
+import { ApiError } from "../../lib/client/api_error.ts";
+import type {
+  KubeObject,
+  ListOptions,
+  ObjectList,
+  ResourceRef,
+  Status,
+  WatchOptions,
+} from "../../lib/client/types.ts";
+import type { ListWatcher } from "../../lib/watch/list_watcher.ts";
+
+/** A deterministic PRNG (mulberry32) so random chunkings are reproducible. */
+export function seeded(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+export const configMaps: ResourceRef = { group: "", version: "v1", plural: "configmaps", kind: "ConfigMap", namespaced: true };
+
+/** A ConfigMap with the given name and resourceVersion. */
+export function cm(name: string, rv: string, extra: Record<string, unknown> = {}): KubeObject {
+  return {
+    apiVersion: "v1",
+    kind: "ConfigMap",
+    metadata: { name, namespace: "ns", resourceVersion: rv },
+    data: { v: name },
+    ...extra,
+  };
+}
+
+/** One wire line (with its newline). */
+export function line(type: string, object: unknown): string {
+  return JSON.stringify({ type, object }) + "\n";
+}
+
+/** A bookmark line at `rv`, optionally the initial-events-end one. */
+export function bookmark(rv: string, end = false): string {
+  const metadata = end
+    ? { resourceVersion: rv, annotations: { "k8s.io/initial-events-end": "true" } }
+    : { resourceVersion: rv };
+  return line("BOOKMARK", { kind: "ConfigMap", apiVersion: "v1", metadata });
+}
+
+/** An ERROR line carrying a Status. */
+export function errorLine(code: number, reason: string, message = reason): string {
+  const status: Status = { kind: "Status", apiVersion: "v1", status: "Failure", code, reason, message };
+  return line("ERROR", status);
+}
+
+export function page(items: KubeObject[], rv: string, continueToken?: string): ObjectList {
+  return { kind: "List", apiVersion: "v1", metadata: { resourceVersion: rv, ...(continueToken ? { continue: continueToken } : {}) }, items };
+}
+
+export function apiError(code: number, reason: string, message = reason): ApiError {
+  return new ApiError({ kind: "Status", status: "Failure", code, reason, message });
+}
+
+/** A body stream over `chunks`; `stall` keeps it open (no close) after the chunks. */
+export class ScriptedBody {
+  cancelled = false;
+  readonly stream: ReadableStream<Uint8Array>;
+  constructor(chunks: (string | Uint8Array)[], options: { stall?: boolean; failWith?: Error } = {}) {
+    const enc = new TextEncoder();
+    let i = 0;
+    this.stream = new ReadableStream<Uint8Array>({
+      pull: (controller): Promise<void> | undefined => {
+        if (i < chunks.length) {
+          const c = chunks[i++]!;
+          controller.enqueue(typeof c === "string" ? enc.encode(c) : c);
+        } else if (options.failWith) {
+          controller.error(options.failWith);
+        } else if (!options.stall) {
+          controller.close();
+        } else {
+          return new Promise<void>(() => {}); // never delivers: a silent connection
+        }
+        return undefined;
+      },
+      cancel: () => {
+        this.cancelled = true;
+      },
+    }, { highWaterMark: 0 });
+  }
+}
+
+type ListAnswer = ObjectList | Error;
+type WatchAnswer = ScriptedBody | Error;
+
+/** A ListWatcher that answers from scripts and records every call. */
+export class ScriptedListWatcher implements ListWatcher {
+  readonly lists: ListOptions[] = [];
+  readonly watches: WatchOptions[] = [];
+  readonly bodies: ScriptedBody[] = [];
+  constructor(public listAnswers: ListAnswer[] = [], public watchAnswers: WatchAnswer[] = []) {}
+
+  list<T extends KubeObject>(_ref: ResourceRef, opts: ListOptions): Promise<ObjectList<T>> {
+    this.lists.push(withoutSignal(opts));
+    const answer = this.listAnswers.shift();
+    if (!answer) return Promise.reject(new Error("script: no list answer left"));
+    if (answer instanceof Error) return Promise.reject(answer);
+    return Promise.resolve(answer as ObjectList<T>);
+  }
+
+  watch(_ref: ResourceRef, opts: WatchOptions): Promise<ReadableStream<Uint8Array>> {
+    this.watches.push(withoutSignal(opts));
+    const answer = this.watchAnswers.shift() ?? new ScriptedBody([], { stall: true });
+    if (answer instanceof Error) return Promise.reject(answer);
+    this.bodies.push(answer);
+    return Promise.resolve(answer.stream);
+  }
+}
+
+function withoutSignal<O extends { signal?: AbortSignal }>(opts: O): O {
+  const { signal: _s, ...rest } = opts;
+  return rest as O;
+}
+
+/** Pulls `n` events from an iterator. */
+export async function take<E>(it: AsyncIterator<E>, n: number): Promise<E[]> {
+  const out: E[] = [];
+  for (let i = 0; i < n; i++) {
+    const r = await it.next();
+    if (r.done) break;
+    out.push(r.value);
+  }
+  return out;
+}

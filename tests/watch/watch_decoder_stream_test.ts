@@ -1,0 +1,222 @@
+import assert from "node:assert/strict";
+import { WatchDecodeError } from "../../lib/watch/watch_decode_error.ts";
+import { WatchDecoderStream } from "../../lib/watch/watch_decoder_stream.ts";
+import type { WatchEvent } from "../../lib/watch/watch_event.ts";
+import { WatchEventDecoder } from "../../lib/watch/watch_event_decoder.ts";
+import { bookmark, cm, errorLine, line, seeded } from "./_helpers.ts";
+
+const enc = new TextEncoder();
+
+/** Exact semantics through the synchronous core: every event before a bad line is delivered. */
+function decodeAll(chunks: Uint8Array[], maxLineBytes?: number): Promise<{ events: WatchEvent[]; error: unknown }> {
+  const events: WatchEvent[] = [];
+  const decoder = new WatchEventDecoder(maxLineBytes === undefined ? {} : { maxLineBytes });
+  const emit = (e: WatchEvent) => void events.push(e);
+  try {
+    for (const chunk of chunks) decoder.push(chunk, emit);
+    decoder.end(emit);
+    return Promise.resolve({ events, error: undefined });
+  } catch (error) {
+    return Promise.resolve({ events, error });
+  }
+}
+
+/** The same through WatchDecoderStream. */
+async function decodeStream(
+  chunks: Uint8Array[],
+  maxLineBytes?: number,
+): Promise<{ events: WatchEvent[]; error: unknown }> {
+  let i = 0;
+  const source = new ReadableStream<Uint8Array>({
+    pull(c) {
+      if (i < chunks.length) c.enqueue(chunks[i++]!);
+      else c.close();
+    },
+  });
+  const events: WatchEvent[] = [];
+  try {
+    const decoder = new WatchDecoderStream(maxLineBytes === undefined ? {} : { maxLineBytes });
+    for await (const e of source.pipeThrough(decoder)) events.push(e);
+    return { events, error: undefined };
+  } catch (error) {
+    return { events, error };
+  }
+}
+
+function splitAt(bytes: Uint8Array, cuts: number[]): Uint8Array[] {
+  const out: Uint8Array[] = [];
+  let prev = 0;
+  for (const c of [...cuts].sort((a, b) => a - b)) {
+    out.push(bytes.slice(prev, c));
+    prev = c;
+  }
+  out.push(bytes.slice(prev));
+  return out;
+}
+
+const multiByte = ["é", "日本語", "😀", "ça va", "Ωmega", "𝄞"];
+function sampleEvents(n: number): WatchEvent[] {
+  return Array.from({ length: n }, (_, i) => ({
+    type: i % 3 === 0 ? "ADDED" : "MODIFIED",
+    object: cm(`cm-${i}`, String(i + 1), { data: { text: multiByte[i % multiByte.length]!.repeat(i % 7 + 1) } }),
+  } as WatchEvent));
+}
+
+Deno.test("WatchDecoderStream decodes random chunkings and errors the stream on a bad line", async () => {
+  const events = sampleEvents(50);
+  const bytes = enc.encode(events.map((e) => JSON.stringify(e) + "\n").join(""));
+  for (let seed = 100; seed < 110; seed++) {
+    const rnd = seeded(seed);
+    const cuts = Array.from({ length: 40 }, () => Math.floor(rnd() * bytes.length));
+    const { events: got, error } = await decodeStream(splitAt(bytes, cuts));
+    assert.equal(error, undefined);
+    assert.deepEqual(got, events);
+  }
+  const bad = await decodeStream([bytes, enc.encode("oops\n"), bytes]);
+  assert.ok(bad.error instanceof WatchDecodeError);
+  assert.equal(bad.error.lineNumber, 51);
+  assert.ok(bad.events.length <= 50);
+  const truncated = await decodeStream([bytes.subarray(0, bytes.length - 3)]);
+  assert.ok(truncated.error instanceof WatchDecodeError && truncated.error.reason === "truncated");
+});
+
+Deno.test("random chunkings, including splits inside multi-byte characters, decode to the same events", async () => {
+  const events = sampleEvents(120);
+  const bytes = enc.encode(events.map((e) => JSON.stringify(e) + "\n").join(""));
+  let splitInsideChar = 0;
+  for (let seed = 1; seed <= 60; seed++) {
+    const rnd = seeded(seed);
+    const cuts = Array.from({ length: 1 + Math.floor(rnd() * 300) }, () => Math.floor(rnd() * bytes.length));
+    for (const c of cuts) if ((bytes[c]! & 0xc0) === 0x80) splitInsideChar++;
+    const { events: got, error } = await decodeAll(splitAt(bytes, cuts));
+    assert.equal(error, undefined);
+    assert.deepEqual(got, events, `seed ${seed}`);
+  }
+  assert.ok(splitInsideChar > 50, "the chunkings must cut inside multi-byte characters");
+});
+
+Deno.test("every two-chunk split of a stream with 4-byte characters decodes identically", async () => {
+  const events = sampleEvents(4);
+  const bytes = enc.encode(events.map((e) => JSON.stringify(e) + "\n").join(""));
+  for (let cut = 0; cut <= bytes.length; cut++) {
+    const { events: got, error } = await decodeAll(splitAt(bytes, [cut]));
+    assert.equal(error, undefined);
+    assert.deepEqual(got, events, `cut at ${cut}`);
+  }
+});
+
+Deno.test("one-byte chunks decode", async () => {
+  const events = sampleEvents(10);
+  const bytes = enc.encode(events.map((e) => JSON.stringify(e) + "\n").join(""));
+  const { events: got } = await decodeAll(Array.from(bytes, (b) => Uint8Array.of(b)));
+  assert.deepEqual(got, events);
+});
+
+Deno.test("blank lines and CRLF line ends are skipped", async () => {
+  const text = "\n" + line("ADDED", cm("a", "1")).replace("\n", "\r\n") + "\r\n\n  \n" + line("DELETED", cm("a", "2"));
+  const { events, error } = await decodeAll([enc.encode(text)]);
+  assert.equal(error, undefined);
+  assert.deepEqual(events.map((e) => e.type), ["ADDED", "DELETED"]);
+});
+
+Deno.test("a final line without newline is accepted when it parses", async () => {
+  const text = line("ADDED", cm("a", "1")) + line("MODIFIED", cm("a", "2")).trimEnd();
+  const { events, error } = await decodeAll([enc.encode(text)]);
+  assert.equal(error, undefined);
+  assert.equal(events.length, 2);
+});
+
+Deno.test("a stream cut inside a line fails as truncated after delivering the complete events", async () => {
+  const full = line("ADDED", cm("a", "1")) + line("MODIFIED", cm("a", "2"));
+  const { events, error } = await decodeAll([enc.encode(full.slice(0, full.length - 20))]);
+  assert.equal(events.length, 1);
+  assert.ok(error instanceof WatchDecodeError);
+  assert.ok(error instanceof SyntaxError);
+  assert.equal(error.reason, "truncated");
+  assert.equal(error.lineNumber, 2);
+});
+
+Deno.test("invalid JSON errors the stream with the line number, after the good events before it", async () => {
+  const text = line("ADDED", cm("a", "1")) + "{not json}\n" + line("ADDED", cm("b", "2"));
+  for (const chunks of [[enc.encode(text)], splitAt(enc.encode(text), [5, 40, 90])]) {
+    const { events, error } = await decodeAll(chunks);
+    assert.equal(events.length, 1);
+    assert.ok(error instanceof WatchDecodeError);
+    assert.equal(error.reason, "invalidJson");
+    assert.equal(error.lineNumber, 2);
+    assert.equal(error.excerpt, "{not json}");
+    assert.match(error.message, /^Cannot decode watch event on line 2: not valid JSON/);
+  }
+});
+
+Deno.test("invalid UTF-8 is reported as a decode error", async () => {
+  const bad = new Uint8Array([...enc.encode('{"type":"ADDED","object":{"metadata":{"name":"'), 0xff, ...enc.encode('"}}}\n')]);
+  const { error } = await decodeAll([bad]);
+  assert.ok(error instanceof WatchDecodeError);
+  assert.equal(error.reason, "invalidJson");
+});
+
+Deno.test("JSON that is not a watch event is reported, never dropped", async () => {
+  const cases: [string, RegExp][] = [
+    ['{"object":{"metadata":{}}}', /"type" is missing/],
+    ['{"type":"ADDED"}', /"object" is missing/],
+    ['{"type":"SOMETHING","object":{"metadata":{}}}', /unknown type "SOMETHING"/],
+    ['{"type":"ADDED","object":{}}', /"object.metadata" is missing/],
+    ["[1,2]", /not a JSON object/],
+    ["42", /not a JSON object/],
+    ['{"type":"ADDED","object":[1]}', /"object" is missing/],
+  ];
+  for (const [text, message] of cases) {
+    const { events, error } = await decodeAll([enc.encode(text + "\n")]);
+    assert.equal(events.length, 0);
+    assert.ok(error instanceof WatchDecodeError, text);
+    assert.equal(error.reason, "notAnEvent");
+    assert.match(error.message, message);
+  }
+});
+
+Deno.test("an oversize line fails as soon as it crosses maxLineBytes, within a chunk or across chunks", async () => {
+  const big = line("ADDED", cm("a", "1", { data: { x: "y".repeat(500) } }));
+  const small = line("ADDED", cm("b", "2"));
+  const one = await decodeAll([enc.encode(small + big)], 300);
+  assert.equal(one.events.length, 1);
+  assert.ok(one.error instanceof WatchDecodeError);
+  assert.equal(one.error.reason, "lineTooLong");
+  assert.equal(one.error.lineNumber, 2);
+  // Across chunks, without any newline ever arriving: the decoder must not buffer without bound.
+  const decoder = new WatchEventDecoder({ maxLineBytes: 300 });
+  const noop = () => {};
+  decoder.push(enc.encode(big.slice(0, 200)), noop);
+  assert.throws(() => decoder.push(enc.encode(big.slice(200, 400)), noop), (e: unknown) =>
+    e instanceof WatchDecodeError && e.reason === "lineTooLong");
+  // A line of exactly maxLineBytes is accepted.
+  const exact = small.trimEnd();
+  const ok = await decodeAll([enc.encode(exact + "\n" + exact + "\n")], enc.encode(exact).length);
+  assert.equal(ok.error, undefined);
+  assert.equal(ok.events.length, 2);
+});
+
+Deno.test("a big region of complete lines still bounds each line", async () => {
+  const lines = Array.from({ length: 10 }, (_, i) => line("ADDED", cm(`c${i}`, String(i))));
+  lines[7] = line("ADDED", cm("big", "7", { data: { x: "z".repeat(400) } }));
+  const { events, error } = await decodeAll([enc.encode(lines.join(""))], 300);
+  assert.equal(events.length, 7);
+  assert.ok(error instanceof WatchDecodeError && error.reason === "lineTooLong" && error.lineNumber === 8);
+});
+
+Deno.test("ERROR events with any Status code decode as ERROR events, and bookmarks keep their annotations", async () => {
+  const text = [410, 500, 403, 429].map((c) => errorLine(c, `R${c}`)).join("") + bookmark("77", true);
+  const { events, error } = await decodeAll([enc.encode(text)]);
+  assert.equal(error, undefined);
+  assert.deepEqual(
+    events.map((e) => e.type === "ERROR" ? e.object.code : e.type),
+    [410, 500, 403, 429, "BOOKMARK"],
+  );
+  const last = events[4]!;
+  assert.ok(last.type === "BOOKMARK");
+  assert.equal(last.object.metadata.annotations?.["k8s.io/initial-events-end"], "true");
+});
+
+Deno.test("a non-positive maxLineBytes is a RangeError", () => {
+  assert.throws(() => new WatchDecoderStream({ maxLineBytes: 0 }), RangeError);
+});
