@@ -5,8 +5,31 @@
  * @module
  */
 // Re-exported so this module's documentation is self-contained.
-export type { KubeObject, ResourceRef } from "../client/types.ts";
-export type { ListWatcher } from "../watch/list_watcher.ts";
+export type {
+  BackoffOptions,
+  BookmarkObject,
+  Clock,
+  InitialListMode,
+  KubeObject,
+  ListMeta,
+  ListOptions,
+  ListWatcher,
+  LogFields,
+  Logger,
+  ObjectList,
+  ObjectMeta,
+  OwnerReference,
+  RequestOptions,
+  ResourceRef,
+  SelectorOptions,
+  Status,
+  Timer,
+  WatcherEvent,
+  WatcherHooks,
+  WatcherOptions,
+  WatchEventType,
+  WatchOptions,
+} from "../watch/mod.ts";
 export { Informer, type InformerHandler, type InformerOptions, resourceName } from "./informer.ts";
 export { type InformerMetrics, noopInformerMetrics } from "./informer_metrics.ts";
 export {
@@ -15,6 +38,13 @@ export {
   type SharedInformerFactoryOptions,
   type SharedInformerOptions,
 } from "./shared_informer_factory.ts";
-export { type IndexFunc, IndexedStore, type Indexers, NAMESPACE_INDEX, objectKey, type Store } from "./store.ts";
+export {
+  IndexedStore,
+  type Indexers,
+  type IndexFunc,
+  NAMESPACE_INDEX,
+  objectKey,
+  type Store,
+} from "./store.ts";
 export { type StoreChange, StoreWriter } from "./store_writer.ts";
 export { stripManagedFields } from "./strip_managed_fields.ts";

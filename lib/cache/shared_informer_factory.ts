@@ -55,12 +55,23 @@ export class SharedInformerFactory {
   }
 
   /** The shared informer for `ref` in `options`' scope; takes a reference. */
-  informer<T extends KubeObject = KubeObject>(ref: ResourceRef, options: SharedInformerOptions<T> = {}): Informer<T> {
-    const key = [resourceName(ref), options.namespace ?? "", options.labelSelector ?? "", options.fieldSelector ?? ""]
+  informer<T extends KubeObject = KubeObject>(
+    ref: ResourceRef,
+    options: SharedInformerOptions<T> = {},
+  ): Informer<T> {
+    const key = [
+      resourceName(ref),
+      options.namespace ?? "",
+      options.labelSelector ?? "",
+      options.fieldSelector ?? "",
+    ]
       .join("|");
     let entry = this.#entries.get(key);
     if (!entry) {
-      const informer = new Informer<T>(this.#client, ref, { ...this.#options, ...(options as InformerOptions<T>) });
+      const informer = new Informer<T>(this.#client, ref, {
+        ...this.#options,
+        ...(options as InformerOptions<T>),
+      });
       entry = { informer: informer as unknown as Informer<KubeObject>, refs: 0 };
       this.#entries.set(key, entry);
       if (this.#signal && !this.#signal.aborted) this.#run(entry, this.#signal);

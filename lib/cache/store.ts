@@ -1,4 +1,7 @@
+import { objectKey } from "../client/paths.ts";
 import type { KubeObject } from "../client/types.ts";
+
+export { objectKey };
 
 /** Computes the index values of an object (zero, one or several). Must be pure and fast. */
 export type IndexFunc<T extends KubeObject> = (object: T) => readonly string[];
@@ -8,12 +11,6 @@ export type Indexers<T extends KubeObject> = Readonly<Record<string, IndexFunc<T
 
 /** The name of the index every store has: objects by `metadata.namespace` ("" for cluster-scoped). */
 export const NAMESPACE_INDEX = "namespace";
-
-/** The cache key of an object: "namespace/name", or "name" for a cluster-scoped object. */
-export function objectKey(object: KubeObject): string {
-  const { name = "", namespace } = object.metadata;
-  return namespace ? `${namespace}/${name}` : name;
-}
 
 /**
  * Read access to a cache of objects kept current by an informer.

@@ -72,7 +72,11 @@ export class StoreWriter<T extends KubeObject> {
         const old = this.#store.get(key);
         if (old && sameVersion(old, event.object)) return [];
         this.#store.set(key, event.object);
-        return [old ? { type: "update", oldObject: old, object: event.object } : { type: "add", object: event.object }];
+        return [
+          old
+            ? { type: "update", oldObject: old, object: event.object }
+            : { type: "add", object: event.object },
+        ];
       }
       case "delete": {
         const old = this.#store.delete(objectKey(event.object));

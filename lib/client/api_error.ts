@@ -14,6 +14,7 @@ export class ApiError extends Error {
   /** Seconds the server asked us to wait (Retry-After or details.retryAfterSeconds). */
   readonly retryAfterSeconds: number | undefined;
 
+  /** Wraps the server's `status`; `method` and `path` go into the message. */
   constructor(status: Status, options?: { cause?: unknown; method?: string; path?: string }) {
     const code = status.code ?? 0;
     const where = options?.method && options.path ? ` (${options.method} ${options.path})` : "";

@@ -28,9 +28,11 @@ export interface KubeClientOptions {
   readonly maxRetryWaitMs?: number;
   /** Request metrics hooks. @default no-op */
   readonly metrics?: RequestMetrics;
+  /** Where retries and continue-token restarts are logged. @default no-op */
   readonly logger?: Logger;
+  /** Time source for retries and the limiter. @default systemClock */
   readonly clock?: Clock;
-  /** @default "kubeloop/0.1.0" */
+  /** User-Agent header. @default "kubeloop/0.1.0" */
   readonly userAgent?: string;
 }
 
@@ -38,6 +40,7 @@ export interface KubeClientOptions {
 export interface ObjectOptions {
   /** Defaults to the object's own namespace, then the client's namespace (namespaced resources only). */
   readonly namespace?: string;
+  /** Aborts the request. */
   readonly signal?: AbortSignal;
 }
 
@@ -54,17 +57,23 @@ export type PatchType = "merge" | "json" | "strategic" | "apply";
 
 /** Options of a patch. `apply` is server-side apply and needs a fieldManager. */
 export interface PatchOptions extends WriteOptions {
+  /** The patch format. */
   readonly type: PatchType;
   /** Server-side apply: take ownership of fields other managers own. */
   readonly force?: boolean;
+  /** e.g. "status". */
   readonly subresource?: string;
 }
 
 /** Options of a delete. */
 export interface DeleteOptions extends ObjectOptions {
+  /** What happens to dependents. @default the server's default (Background for most kinds) */
   readonly propagationPolicy?: "Background" | "Foreground" | "Orphan";
+  /** Overrides the object's termination grace period. */
   readonly gracePeriodSeconds?: number;
+  /** Delete only if uid / resourceVersion still match (409 otherwise). */
   readonly preconditions?: { readonly uid?: string; readonly resourceVersion?: string };
+  /** Validate and admit, but do not delete. */
   readonly dryRun?: boolean;
 }
 
@@ -100,6 +109,7 @@ export class KubeClient implements AsyncDisposable {
   readonly #clock: Clock;
   readonly #userAgent: string;
 
+  /** A client for the cluster `config` describes. */
   constructor(config: ClusterConfig, options: KubeClientOptions = {}) {
     this.#config = config;
     this.#base = config.server.href.replace(/\/+$/, "");
@@ -127,7 +137,13 @@ export class KubeClient implements AsyncDisposable {
   /** Reads one page of a list. */
   async list<T extends KubeObject>(ref: ResourceRef, options: ListOptions = {}): Promise<ObjectList<T>> {
     const path = resourcePath(ref, { namespace: options.namespace });
-    return await this.#json<ObjectList<T>>("GET", path, selectorQuery(options, false), undefined, options.signal);
+    return await this.#json<ObjectList<T>>(
+      "GET",
+      path,
+      selectorQuery(options, false),
+      undefined,
+      options.signal,
+    );
   }
 
   /**
@@ -135,14 +151,21 @@ export class KubeClient implements AsyncDisposable {
    * between pages, the list starts over with a fresh first page marked `restarted: true`, so
    * the caller discards what it collected; this happens at most three times.
    */
-  async *listAll<T extends KubeObject>(ref: ResourceRef, options: ListOptions = {}): AsyncIterable<ListPage<T>> {
+  async *listAll<T extends KubeObject>(
+    ref: ResourceRef,
+    options: ListOptions = {},
+  ): AsyncIterable<ListPage<T>> {
     let cont: string | undefined = options.continue;
     let restarted = false;
     let restarts = 0;
     for (;;) {
       let page: ObjectList<T>;
       try {
-        page = await this.list<T>(ref, { ...options, limit: options.limit ?? 500, ...(cont ? { continue: cont } : {}) });
+        page = await this.list<T>(ref, {
+          ...options,
+          limit: options.limit ?? 500,
+          ...(cont ? { continue: cont } : {}),
+        });
       } catch (err) {
         if (err instanceof ApiError && err.isGone && cont && restarts < 3) {
           this.#logger.info("continue token expired; listing again from the start", { resource: ref.plural });
@@ -172,16 +195,29 @@ export class KubeClient implements AsyncDisposable {
   }
 
   /** Replaces the status subresource of an object. */
-  async replaceStatus<T extends KubeObject>(ref: ResourceRef, obj: T, options: WriteOptions = {}): Promise<T> {
+  async replaceStatus<T extends KubeObject>(
+    ref: ResourceRef,
+    obj: T,
+    options: WriteOptions = {},
+  ): Promise<T> {
     return await this.#put(ref, obj, options, "status");
   }
 
   /** Patches an object: merge, JSON, strategic-merge, or server-side apply (`type: "apply"`). */
-  async patch<T extends KubeObject>(ref: ResourceRef, name: string, patch: unknown, options: PatchOptions): Promise<T> {
+  async patch<T extends KubeObject>(
+    ref: ResourceRef,
+    name: string,
+    patch: unknown,
+    options: PatchOptions,
+  ): Promise<T> {
     if (options.type === "apply" && !options.fieldManager) {
       throw new TypeError("Server-side apply needs a fieldManager");
     }
-    const parts: PathParts = { namespace: this.#ns(ref, options.namespace), name, subresource: options.subresource };
+    const parts: PathParts = {
+      namespace: this.#ns(ref, options.namespace),
+      name,
+      subresource: options.subresource,
+    };
     const query = writeQuery(options);
     if (options.force !== undefined) query.set("force", String(options.force));
     const body = { text: JSON.stringify(patch), type: contentTypes[options.type] };
@@ -218,11 +254,26 @@ export class KubeClient implements AsyncDisposable {
     await Promise.resolve();
   }
 
-  async #put<T extends KubeObject>(ref: ResourceRef, obj: T, options: WriteOptions, sub?: string): Promise<T> {
+  async #put<T extends KubeObject>(
+    ref: ResourceRef,
+    obj: T,
+    options: WriteOptions,
+    sub?: string,
+  ): Promise<T> {
     const name = obj.metadata.name;
     if (!name) throw new TypeError("Cannot replace an object without metadata.name");
-    const parts = { namespace: this.#ns(ref, options.namespace ?? obj.metadata.namespace), name, subresource: sub };
-    return await this.#json<T>("PUT", resourcePath(ref, parts), writeQuery(options), jsonBody(obj), options.signal);
+    const parts = {
+      namespace: this.#ns(ref, options.namespace ?? obj.metadata.namespace),
+      name,
+      subresource: sub,
+    };
+    return await this.#json<T>(
+      "PUT",
+      resourcePath(ref, parts),
+      writeQuery(options),
+      jsonBody(obj),
+      options.signal,
+    );
   }
 
   #ns(ref: ResourceRef, namespace: string | undefined): string | undefined {
@@ -302,14 +353,14 @@ export class KubeClient implements AsyncDisposable {
 
   #transportFor(creds: Credentials): Transport {
     if (this.#transport) return this.#transport;
-    const key = creds.cert && creds.key ? creds.cert : "";
-    let t = this.#owned.get(key);
-    if (!t) {
-      const tls: TlsOptions = key ? { ...this.#config.tls, cert: creds.cert, key: creds.key } : this.#config.tls;
-      t = new HttpClient({ tls, logger: this.#logger, userAgent: this.#userAgent });
-      this.#owned.set(key, t);
-    }
-    return t;
+    const { cert, key } = creds;
+    const id = cert && key ? cert : "";
+    const existing = this.#owned.get(id);
+    if (existing) return existing;
+    const tls: TlsOptions = cert && key ? { ...this.#config.tls, cert, key } : this.#config.tls;
+    const created = new HttpClient({ tls, logger: this.#logger, userAgent: this.#userAgent });
+    this.#owned.set(id, created);
+    return created;
   }
 
   #observe(method: string, code: string, started: number): void {

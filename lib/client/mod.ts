@@ -14,7 +14,7 @@ export {
   type PatchType,
   type WriteOptions,
 } from "./kube_client.ts";
-export { objectKey, resourcePath, splitKey } from "./paths.ts";
+export { objectKey, type PathParts, resourcePath, splitKey } from "./paths.ts";
 export { noopRequestMetrics, type RequestMetrics, type RequestObservation } from "./request_metrics.ts";
 export * from "./resources.ts";
 export { TokenBucket } from "./token_bucket.ts";

@@ -2,8 +2,11 @@ import type { ListOptions, ResourceRef, WatchOptions } from "./types.ts";
 
 /** Where in a resource's URL space a request goes. */
 export interface PathParts {
+  /** The namespace segment (namespaced resources only). */
   readonly namespace?: string | undefined;
+  /** The object name segment. */
   readonly name?: string | undefined;
+  /** A subresource such as "status" (needs a name). */
   readonly subresource?: string | undefined;
 }
 

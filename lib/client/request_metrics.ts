@@ -12,6 +12,7 @@ export interface RequestObservation {
 
 /** Hooks for request metrics (rest_client_requests_total, latency). No-op by default. */
 export interface RequestMetrics {
+  /** Called once per request, after the response head (or the failure). */
   observe(observation: RequestObservation): void;
 }
 

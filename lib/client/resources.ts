@@ -1,11 +1,29 @@
 import type { ResourceRef } from "./types.ts";
 
 /** core/v1 ConfigMaps. */
-export const CONFIG_MAPS: ResourceRef = { group: "", version: "v1", plural: "configmaps", kind: "ConfigMap", namespaced: true };
+export const CONFIG_MAPS: ResourceRef = {
+  group: "",
+  version: "v1",
+  plural: "configmaps",
+  kind: "ConfigMap",
+  namespaced: true,
+};
 /** core/v1 Namespaces. */
-export const NAMESPACES: ResourceRef = { group: "", version: "v1", plural: "namespaces", kind: "Namespace", namespaced: false };
+export const NAMESPACES: ResourceRef = {
+  group: "",
+  version: "v1",
+  plural: "namespaces",
+  kind: "Namespace",
+  namespaced: false,
+};
 /** core/v1 Secrets. */
-export const SECRETS: ResourceRef = { group: "", version: "v1", plural: "secrets", kind: "Secret", namespaced: true };
+export const SECRETS: ResourceRef = {
+  group: "",
+  version: "v1",
+  plural: "secrets",
+  kind: "Secret",
+  namespaced: true,
+};
 /** core/v1 ServiceAccounts. */
 export const SERVICE_ACCOUNTS: ResourceRef = {
   group: "",
@@ -31,7 +49,13 @@ export const LEASES: ResourceRef = {
   namespaced: true,
 };
 /** events.k8s.io/v1 Events. */
-export const EVENTS: ResourceRef = { group: "events.k8s.io", version: "v1", plural: "events", kind: "Event", namespaced: true };
+export const EVENTS: ResourceRef = {
+  group: "events.k8s.io",
+  version: "v1",
+  plural: "events",
+  kind: "Event",
+  namespaced: true,
+};
 /** apiextensions.k8s.io/v1 CustomResourceDefinitions. */
 export const CUSTOM_RESOURCE_DEFINITIONS: ResourceRef = {
   group: "apiextensions.k8s.io",

@@ -12,9 +12,14 @@ export class TokenBucket {
   #tokens: number;
   #last: number;
 
+  /** A full bucket; RangeError for a non-positive qps or burst. */
   constructor(qps: number, burst: number, clock: Clock = systemClock) {
-    if (!(qps > 0) || !Number.isFinite(qps)) throw new RangeError(`qps must be a positive number, got ${qps}`);
-    if (!Number.isInteger(burst) || burst < 1) throw new RangeError(`burst must be an integer >= 1, got ${burst}`);
+    if (!(qps > 0) || !Number.isFinite(qps)) {
+      throw new RangeError(`qps must be a positive number, got ${qps}`);
+    }
+    if (!Number.isInteger(burst) || burst < 1) {
+      throw new RangeError(`burst must be an integer >= 1, got ${burst}`);
+    }
     this.#qps = qps;
     this.#burst = burst;
     this.#clock = clock;

@@ -14,9 +14,13 @@ export interface TlsOptions {
 
 /** One HTTP/1.1 request. */
 export interface HttpRequest {
+  /** The request method, e.g. "GET". */
   readonly method: string;
+  /** An http: or https: URL; its path and query are sent. */
   readonly url: URL;
+  /** Extra request headers; the client sets Host, User-Agent, Accept-Encoding and framing itself. */
   readonly headers?: Readonly<Record<string, string>>;
+  /** The request body; strings are sent as UTF-8. */
   readonly body?: Uint8Array | string;
   /** Aborts connecting, sending and reading the body. */
   readonly signal?: AbortSignal;
@@ -30,8 +34,11 @@ export interface HttpRequest {
 
 /** A response whose head has been read; the body is read on demand. */
 export interface HttpResponse {
+  /** The status code, e.g. 200. */
   readonly status: number;
+  /** The reason phrase, possibly empty. */
   readonly statusText: string;
+  /** The response header fields. */
   readonly headers: Headers;
   /** The body with transfer coding (chunked) and content coding (gzip) removed. */
   readonly body: ReadableStream<Uint8Array>;
@@ -45,6 +52,7 @@ export interface HttpResponse {
 
 /** Sends requests. The REST client depends only on this, so tests can script it. */
 export interface Transport {
+  /** Sends one request and resolves once the response head has arrived. */
   request(request: HttpRequest): Promise<HttpResponse>;
   /** Closes idle connections; requests in flight finish. */
   close(): void;

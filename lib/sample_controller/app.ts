@@ -47,7 +47,10 @@ export class LeadershipLostError extends Error {
  * leadership (like controller-runtime, the process then exits and restarts as a candidate).
  */
 export async function runSampleController(flags: ControllerFlags, options: RunOptions): Promise<void> {
-  const { signal, logger } = options;
+  const { logger } = options;
+  // Aborted on shutdown, and also on a fatal error, so informers and servers never outlive this call.
+  const fatal = new AbortController();
+  const signal = AbortSignal.any([options.signal, fatal.signal]);
   const env = options.env ?? ((name: string) => Deno.env.get(name));
   const inClusterDir = env(SERVICE_ACCOUNT_DIR_ENV);
   const config = await loadConfig({
@@ -127,12 +130,17 @@ export async function runSampleController(flags: ControllerFlags, options: RunOp
         (config.source.startsWith("in-cluster") ? config.namespace : "default"),
       metrics: leaderMetricsFor(registry),
       logger: logger.child({ component: "leader" }),
-      onStartedLeading: (leading) => foos.run({ signal: leading }).catch((error) => void (failure = error)),
+      onStartedLeading: (leading) =>
+        foos.run({ signal: leading }).catch((error) => {
+          failure = error;
+          fatal.abort(error);
+        }),
     });
     await elector.run({ signal });
     if (failure !== undefined) throw failure;
-    if (!signal.aborted) throw new LeadershipLostError();
+    if (!options.signal.aborted) throw new LeadershipLostError();
   } finally {
+    fatal.abort(new Error("sample-controller stopped"));
     await server.finished;
   }
 }

@@ -4,9 +4,21 @@
  * @module
  */
 // Re-exported so this module's documentation is self-contained.
-export type { KubeObject, ListOptions, ObjectList, ResourceRef, Status, WatchOptions } from "../client/types.ts";
-export type { Logger } from "../observe/types.ts";
-export type { Clock } from "../time/clock.ts";
+export type {
+  KubeObject,
+  ListMeta,
+  ListOptions,
+  ObjectList,
+  ObjectMeta,
+  OwnerReference,
+  RequestOptions,
+  ResourceRef,
+  SelectorOptions,
+  Status,
+  WatchOptions,
+} from "../client/types.ts";
+export type { LogFields, Logger } from "../observe/types.ts";
+export type { Clock, Timer } from "../time/clock.ts";
 export { Backoff, type BackoffOptions, withBackoff, type WithBackoffOptions } from "./backoff.ts";
 export type { ListWatcher } from "./list_watcher.ts";
 export { WatchDecodeError, type WatchDecodeErrorReason } from "./watch_decode_error.ts";
@@ -24,8 +36,8 @@ export { WatchIdleTimeoutError } from "./watch_idle_timeout_error.ts";
 export { watcher, type WatcherHooks, type WatcherOptions } from "./watcher.ts";
 export type { WatcherEvent } from "./watcher_event.ts";
 export {
-  initialState,
   type InitialListMode,
+  initialState,
   isGone,
   nextAction,
   step,

@@ -3,17 +3,22 @@ import type { WatchEvent } from "./watch_event.ts";
 import { type WatchDecoderOptions, WatchEventDecoder } from "./watch_event_decoder.ts";
 
 /**
- * Turns the raw bytes of a watch response into {@linkcode WatchEvent}s.
+ * Turns the raw bytes of a watch response into {@linkcode WatchEvent}s; use it with `pipeThrough`.
  *
  * Chunks may be split anywhere, including inside a multi-byte UTF-8 character. Blank lines are
- * skipped; lines are bounded by `maxLineBytes`. A bad line errors the stream with a
- * `WatchDecodeError` (never dropped). At the end, an unterminated final line is accepted when it
- * parses and reported as "truncated" when it does not. See {@linkcode WatchEventDecoder}.
+ * skipped; lines are bounded by `maxLineBytes`. At the end, an unterminated final line is accepted when
+ * it parses and reported as "truncated" when it does not. See {@linkcode WatchEventDecoder}.
  *
- * Note: when a chunk holds good events followed by a bad line, the Streams machinery discards queued
- * but unread chunks as the stream errors, so the reader may not see those good events. Resume from the
- * last resourceVersion you did see and they are sent again; use `WatchEventDecoder` directly (as the
- * watcher does) to get every event before the error.
+ * Errors are surfaced, never dropped, and never overtake events: when a chunk holds good events and then
+ * a bad line, the reader gets those events first and then the `WatchDecodeError`. The same holds for an
+ * error of the byte source (a failed connection). The writable side fails at once, so a pipe stops
+ * reading (and cancels) its source; cancelling the readable side does the same.
+ *
+ * Backpressure: bytes are decoded one chunk at a time, and the next chunk is taken only once the reader
+ * has consumed the events of the previous one.
+ *
+ * Like `TextDecoderStream`, this is a readable/writable pair rather than a `TransformStream` subclass: a
+ * transform stream discards its queued events when it errors, which would break the guarantee above.
  *
  * @example
  * ```ts ignore
@@ -21,16 +26,73 @@ import { type WatchDecoderOptions, WatchEventDecoder } from "./watch_event_decod
  * ```
  */
 export class WatchDecoderStream<T extends KubeObject = KubeObject>
-  extends TransformStream<Uint8Array, WatchEvent<T>> {
+  implements ReadableWritablePair<WatchEvent<T>, Uint8Array> {
+  /** The decoded events. */
+  readonly readable: ReadableStream<WatchEvent<T>>;
+  /** Takes the raw bytes of the watch response. */
+  readonly writable: WritableStream<Uint8Array>;
+
   /** Creates a decoder stream; throws RangeError for a bad `maxLineBytes`. */
   constructor(options: WatchDecoderOptions = {}) {
     const decoder = new WatchEventDecoder<T>(options);
-    super({
-      transform(chunk, controller) {
-        decoder.push(chunk, (event) => controller.enqueue(event));
+    let out!: ReadableStreamDefaultController<WatchEvent<T>>;
+    let input!: WritableStreamDefaultController;
+    /** An error waiting for the reader to take the events queued before it. */
+    let held: { error: unknown } | undefined;
+    /** Lets a write that waits for the reader go on. */
+    let wake: (() => void) | undefined;
+    const enqueue = (event: WatchEvent<T>) => out.enqueue(event);
+    /** With a high-water mark of 0, a negative desired size means events are queued. */
+    const queued = () => (out.desiredSize ?? 0) < 0;
+    const fail = (error: unknown) => {
+      if (held) return;
+      if (queued()) held = { error };
+      else out.error(error);
+    };
+    const decode = (step: () => void) => {
+      try {
+        step();
+      } catch (error) {
+        fail(error);
+        throw error;
+      }
+    };
+
+    this.readable = new ReadableStream<WatchEvent<T>>({
+      start(controller) {
+        out = controller;
       },
-      flush(controller) {
-        decoder.end((event) => controller.enqueue(event));
+      // Called when the reader waits on an empty queue.
+      pull(controller) {
+        if (held) {
+          controller.error(held.error);
+          return;
+        }
+        wake?.();
+        wake = undefined;
+      },
+      cancel(reason) {
+        input.error(reason);
+        wake?.();
+        wake = undefined;
+      },
+    }, { highWaterMark: 0 });
+
+    this.writable = new WritableStream<Uint8Array>({
+      start(controller) {
+        input = controller;
+      },
+      write(chunk) {
+        decode(() => decoder.push(chunk, enqueue));
+        if (!queued()) return;
+        return new Promise<void>((resolve) => wake = resolve);
+      },
+      close() {
+        decode(() => decoder.end(enqueue));
+        out.close();
+      },
+      abort(reason) {
+        fail(reason);
       },
     });
   }

@@ -78,7 +78,10 @@ export class WatchStreamReader<T extends KubeObject> {
         this.#decoder.push(value, this.#push);
       }
     } catch (error) {
-      this.#final = { kind: "streamFailed", error: this.#idle ? new WatchIdleTimeoutError(this.#idleMs) : error };
+      this.#final = {
+        kind: "streamFailed",
+        error: this.#idle ? new WatchIdleTimeoutError(this.#idleMs) : error,
+      };
     } finally {
       timer?.cancel();
     }

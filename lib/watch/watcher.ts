@@ -136,7 +136,9 @@ export async function* watcher<T extends KubeObject = KubeObject>(
           allowWatchBookmarks: true,
           timeoutSeconds,
           ...(action.resourceVersion === undefined ? {} : { resourceVersion: action.resourceVersion }),
-          ...(action.sendInitialEvents ? { sendInitialEvents: true, resourceVersionMatch: "NotOlderThan" } : {}),
+          ...(action.sendInitialEvents
+            ? { sendInitialEvents: true, resourceVersionMatch: "NotOlderThan" }
+            : {}),
         };
         hooks.onWatch?.(opts);
         logger.debug("watch", { resource: ref.plural, resourceVersion: action.resourceVersion ?? "" });

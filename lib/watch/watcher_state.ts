@@ -97,7 +97,10 @@ export function streamIsOpen(state: WatcherState): boolean {
  * The state machine's transition function. Pure: no I/O, no clock, no randomness, so every
  * transition is tested directly.
  */
-export function step<T extends KubeObject>(state: WatcherState, input: WatcherInput<T>): WatcherTransition<T> {
+export function step<T extends KubeObject>(
+  state: WatcherState,
+  input: WatcherInput<T>,
+): WatcherTransition<T> {
   const p = state.phase;
   switch (input.kind) {
     case "listed":
@@ -118,7 +121,9 @@ export function step<T extends KubeObject>(state: WatcherState, input: WatcherIn
     case "streamEnded":
       if (p.kind === "watching") return to(state, { kind: "initListed", resourceVersion: p.resourceVersion });
       if (p.kind === "initStreaming") {
-        if (state.strategy === "auto") return fallBack(state, p, "the stream ended before initial-events-end");
+        if (state.strategy === "auto") {
+          return fallBack(p, "the stream ended before initial-events-end");
+        }
         return {
           state: { ...state, phase: { ...p, open: false, started: false } },
           events: [errorEvent(new Error("Watch stream ended before the initial-events-end bookmark"))],
@@ -133,7 +138,10 @@ export function step<T extends KubeObject>(state: WatcherState, input: WatcherIn
         };
       }
       if (p.kind === "initStreaming") {
-        return { state: { ...state, phase: { ...p, open: false, started: false } }, events: [errorEvent(input.error)] };
+        return {
+          state: { ...state, phase: { ...p, open: false, started: false } },
+          events: [errorEvent(input.error)],
+        };
       }
       return unexpected(state, input.kind);
     default:
@@ -161,7 +169,7 @@ function onWatchFailed<T extends KubeObject>(state: WatcherState, error: unknown
   const p = state.phase;
   if (isGone(error)) return relist(state, "watch answered 410 Gone; listing again from scratch");
   if (p.kind === "initStreaming" && state.strategy === "auto" && rejectsStreaming(statusOf(error))) {
-    return fallBack(state, p, `the server rejected it (${errorText(error)})`);
+    return fallBack(p, `the server rejected it (${errorText(error)})`);
   }
   return { state, events: [errorEvent(error)] };
 }
@@ -186,16 +194,18 @@ function onInitEvent<T extends KubeObject>(
         const strategy = auto ? "stream" : state.strategy;
         return { state: { strategy, phase: { kind: "watching", resourceVersion: rv } }, events };
       }
-      if (auto && !p.started) return fallBack(state, p, "the first event was a bookmark without initial-events-end");
+      if (auto && !p.started) {
+        return fallBack(p, "the first event was a bookmark without initial-events-end");
+      }
       return { state: started, events };
     }
     case "DELETED":
-      if (auto) return fallBack(state, p, "a DELETED event arrived among the initial events");
+      if (auto) return fallBack(p, "a DELETED event arrived among the initial events");
       return restartStream(state, p, new Error("Watch sent DELETED before the initial-events-end bookmark"));
     case "ERROR":
       if (isGoneStatus(event.object)) return relist(state, "watch sent ERROR 410 Gone; listing again");
       if (auto && rejectsStreaming(event.object)) {
-        return fallBack(state, p, `the server rejected it (${event.object.message ?? event.object.code})`);
+        return fallBack(p, `the server rejected it (${event.object.message ?? event.object.code})`);
       }
       return restartStream(state, p, new ApiError(event.object));
     default:
@@ -261,7 +271,6 @@ function restartStream<T extends KubeObject>(
 }
 
 function fallBack<T extends KubeObject>(
-  state: WatcherState,
   p: Extract<WatcherPhase, { kind: "initStreaming" }>,
   why: string,
 ): WatcherTransition<T> {
@@ -280,7 +289,10 @@ function unexpected<T extends KubeObject>(state: WatcherState, input: string): W
 }
 
 function errorEvent<T extends KubeObject>(error: unknown): WatcherEvent<T> {
-  return { type: "error", error: error instanceof Error ? error : new Error(String(error), { cause: error }) };
+  return {
+    type: "error",
+    error: error instanceof Error ? error : new Error(String(error), { cause: error }),
+  };
 }
 
 function errorText(error: unknown): string {
@@ -288,7 +300,9 @@ function errorText(error: unknown): string {
 }
 
 function statusOf(error: unknown): Status | undefined {
-  if (error instanceof ApiError) return error.status.code ? error.status : { ...error.status, code: error.code };
+  if (error instanceof ApiError) {
+    return error.status.code ? error.status : { ...error.status, code: error.code };
+  }
   return undefined;
 }
 

@@ -25,6 +25,15 @@ export class FakeClock implements Clock {
     return this.#timers.filter((t) => !t.cancelled).length;
   }
 
+  /** Lets promise chains run until at least `count` timers are pending (or fails after many turns). */
+  async waitForTimers(count = 1): Promise<void> {
+    for (let i = 0; i < 100; i++) {
+      if (this.pending >= count) return;
+      await flush();
+    }
+    throw new Error(`expected ${count} pending timer(s), have ${this.pending}`);
+  }
+
   /**
    * Moves time forward by `ms`, firing due timers in order; lets queued microtasks run after
    * each one so awaiting code observes the timer before the next fires.

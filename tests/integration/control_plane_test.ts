@@ -14,7 +14,12 @@ Deno.test("a namespace created for a test exists on the real apiserver", async (
 
 Deno.test("the Foo CRD from crds/ applies, and a Foo can be created and listed through it", async () => {
   await kubectlOk(["apply", "-f", crdPath]);
-  await kubectlOk(["wait", "--for=condition=Established", "--timeout=30s", "crd/foos.samplecontroller.k8s.io"]);
+  await kubectlOk([
+    "wait",
+    "--for=condition=Established",
+    "--timeout=30s",
+    "crd/foos.samplecontroller.k8s.io",
+  ]);
   await using ns = await createNamespace("cp-crd");
   const foo = {
     apiVersion: "samplecontroller.k8s.io/v1alpha1",
@@ -29,7 +34,11 @@ Deno.test("the Foo CRD from crds/ applies, and a Foo can be created and listed t
   assert.deepEqual(listed.items.map((i) => [i.metadata.name, i.spec.replicas]), [["example-foo", 1]]);
   // The schema is enforced by the server: replicas above 10 is rejected.
   const bad = await kubectl(["apply", "-f", "-"], {
-    stdin: JSON.stringify({ ...foo, metadata: { name: "too-many", namespace: ns.name }, spec: { replicas: 11 } }),
+    stdin: JSON.stringify({
+      ...foo,
+      metadata: { name: "too-many", namespace: ns.name },
+      spec: { replicas: 11 },
+    }),
   });
   assert.notEqual(bad.code, 0);
   assert.match(bad.stderr, /spec.replicas/);
@@ -49,20 +58,33 @@ Deno.test("a TokenRequest token authenticates, and RBAC denies what it was not g
       JSON.stringify({
         apiVersion: "v1",
         kind: "Config",
-        clusters: [{ name: "c", cluster: { server: testEnv.server, "certificate-authority": join(testEnv.dir, "ca.crt") } }],
+        clusters: [{
+          name: "c",
+          cluster: { server: testEnv.server, "certificate-authority": join(testEnv.dir, "ca.crt") },
+        }],
         users: [{ name: "u", user: { token } }],
         contexts: [{ name: "c", context: { cluster: "c", user: "u", namespace: ns.name } }],
         "current-context": "c",
       }),
     );
-    const whoami = await kubectlOk(["auth", "whoami", "-o", "jsonpath={.status.userInfo.username}"], { kubeconfig });
+    const whoami = await kubectlOk(["auth", "whoami", "-o", "jsonpath={.status.userInfo.username}"], {
+      kubeconfig,
+    });
     assert.equal(whoami, `system:serviceaccount:${ns.name}:reader`);
 
     const denied = await kubectl(["get", "configmaps", "-n", ns.name], { kubeconfig });
     assert.notEqual(denied.code, 0);
     assert.match(denied.stderr, /forbidden/i);
 
-    await kubectlOk(["create", "role", "cm-reader", "-n", ns.name, "--verb=get,list", "--resource=configmaps"]);
+    await kubectlOk([
+      "create",
+      "role",
+      "cm-reader",
+      "-n",
+      ns.name,
+      "--verb=get,list",
+      "--resource=configmaps",
+    ]);
     await kubectlOk([
       "create",
       "rolebinding",
@@ -72,9 +94,13 @@ Deno.test("a TokenRequest token authenticates, and RBAC denies what it was not g
       "--role=cm-reader",
       `--serviceaccount=${ns.name}:reader`,
     ]);
-    await eventually(async () => (await kubectl(["get", "configmaps", "-n", ns.name], { kubeconfig })).code === 0 || undefined, {
-      message: "the granted list was still refused",
-    });
+    await eventually(
+      async () =>
+        (await kubectl(["get", "configmaps", "-n", ns.name], { kubeconfig })).code === 0 || undefined,
+      {
+        message: "the granted list was still refused",
+      },
+    );
     const secrets = await kubectl(["get", "secrets", "-n", ns.name], { kubeconfig });
     assert.notEqual(secrets.code, 0);
     assert.match(secrets.stderr, /forbidden/i);
@@ -85,9 +111,12 @@ Deno.test("a TokenRequest token authenticates, and RBAC denies what it was not g
 
 Deno.test("kube-controller-manager runs: default service accounts appear and owners cascade deletes", async () => {
   await using ns = await createNamespace("cp-gc");
-  await eventually(async () => (await kubectl(["get", "serviceaccount", "default", "-n", ns.name])).code === 0 || undefined, {
-    message: "no default ServiceAccount",
-  });
+  await eventually(
+    async () => (await kubectl(["get", "serviceaccount", "default", "-n", ns.name])).code === 0 || undefined,
+    {
+      message: "no default ServiceAccount",
+    },
+  );
   await kubectlOk(["create", "configmap", "owner", "-n", ns.name]);
   const uid = await kubectlOk(["get", "configmap", "owner", "-n", ns.name, "-o", "jsonpath={.metadata.uid}"]);
   const dependent = {

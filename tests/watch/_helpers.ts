@@ -21,7 +21,13 @@ export function seeded(seed: number): () => number {
   };
 }
 
-export const configMaps: ResourceRef = { group: "", version: "v1", plural: "configmaps", kind: "ConfigMap", namespaced: true };
+export const configMaps: ResourceRef = {
+  group: "",
+  version: "v1",
+  plural: "configmaps",
+  kind: "ConfigMap",
+  namespaced: true,
+};
 
 /** A ConfigMap with the given name and resourceVersion. */
 export function cm(name: string, rv: string, extra: Record<string, unknown> = {}): KubeObject {
@@ -54,7 +60,12 @@ export function errorLine(code: number, reason: string, message = reason): strin
 }
 
 export function page(items: KubeObject[], rv: string, continueToken?: string): ObjectList {
-  return { kind: "List", apiVersion: "v1", metadata: { resourceVersion: rv, ...(continueToken ? { continue: continueToken } : {}) }, items };
+  return {
+    kind: "List",
+    apiVersion: "v1",
+    metadata: { resourceVersion: rv, ...(continueToken ? { continue: continueToken } : {}) },
+    items,
+  };
 }
 
 export function apiError(code: number, reason: string, message = reason): ApiError {

@@ -8,7 +8,10 @@ import { bookmark, cm, errorLine, line, seeded } from "./_helpers.ts";
 const enc = new TextEncoder();
 
 /** Exact semantics through the synchronous core: every event before a bad line is delivered. */
-function decodeAll(chunks: Uint8Array[], maxLineBytes?: number): Promise<{ events: WatchEvent[]; error: unknown }> {
+function decodeAll(
+  chunks: Uint8Array[],
+  maxLineBytes?: number,
+): Promise<{ events: WatchEvent[]; error: unknown }> {
   const events: WatchEvent[] = [];
   const decoder = new WatchEventDecoder(maxLineBytes === undefined ? {} : { maxLineBytes });
   const emit = (e: WatchEvent) => void events.push(e);
@@ -58,7 +61,9 @@ const multiByte = ["é", "日本語", "😀", "ça va", "Ωmega", "𝄞"];
 function sampleEvents(n: number): WatchEvent[] {
   return Array.from({ length: n }, (_, i) => ({
     type: i % 3 === 0 ? "ADDED" : "MODIFIED",
-    object: cm(`cm-${i}`, String(i + 1), { data: { text: multiByte[i % multiByte.length]!.repeat(i % 7 + 1) } }),
+    object: cm(`cm-${i}`, String(i + 1), {
+      data: { text: multiByte[i % multiByte.length]!.repeat(i % 7 + 1) },
+    }),
   } as WatchEvent));
 }
 
@@ -75,9 +80,59 @@ Deno.test("WatchDecoderStream decodes random chunkings and errors the stream on 
   const bad = await decodeStream([bytes, enc.encode("oops\n"), bytes]);
   assert.ok(bad.error instanceof WatchDecodeError);
   assert.equal(bad.error.lineNumber, 51);
-  assert.ok(bad.events.length <= 50);
+  assert.equal(bad.events.length, 50);
   const truncated = await decodeStream([bytes.subarray(0, bytes.length - 3)]);
   assert.ok(truncated.error instanceof WatchDecodeError && truncated.error.reason === "truncated");
+});
+
+Deno.test("WatchDecoderStream delivers the good events of a chunk before the error of a later line", async () => {
+  const text = line("ADDED", cm("a", "1")) + line("MODIFIED", cm("a", "2")) + "{not json}\n" +
+    line("ADDED", cm("b", "3"));
+  for (const chunks of [[enc.encode(text)], splitAt(enc.encode(text), [30, 200])]) {
+    const { events, error } = await decodeStream(chunks);
+    assert.deepEqual(events.map((e) => e.type), ["ADDED", "MODIFIED"]);
+    assert.ok(error instanceof WatchDecodeError);
+    assert.equal(error.reason, "invalidJson");
+    assert.equal(error.lineNumber, 3);
+  }
+  // The same at the end of the input (the error comes from flush).
+  const truncated = line("ADDED", cm("a", "1")) + line("ADDED", cm("b", "2")).slice(0, 20);
+  const end = await decodeStream([enc.encode(truncated)]);
+  assert.equal(end.events.length, 1);
+  assert.ok(end.error instanceof WatchDecodeError && end.error.reason === "truncated");
+});
+
+Deno.test("WatchDecoderStream delivers the events before a failure of the byte source, then that failure", async () => {
+  const boom = new Error("connection reset");
+  let sent = false;
+  const source = new ReadableStream<Uint8Array>({
+    pull(c) {
+      if (sent) return c.error(boom);
+      sent = true;
+      c.enqueue(enc.encode(line("ADDED", cm("a", "1")) + line("ADDED", cm("b", "2"))));
+    },
+  });
+  const events: WatchEvent[] = [];
+  await assert.rejects(async () => {
+    for await (const e of source.pipeThrough(new WatchDecoderStream())) events.push(e);
+  }, (e: unknown) => e === boom);
+  assert.equal(events.length, 2);
+});
+
+Deno.test("leaving WatchDecoderStream early cancels the byte source", async () => {
+  let cancelled: unknown;
+  const source = new ReadableStream<Uint8Array>({
+    pull(c) {
+      c.enqueue(enc.encode(line("ADDED", cm("a", "1")) + line("ADDED", cm("b", "2"))));
+    },
+    cancel(reason) {
+      cancelled = reason ?? "cancelled";
+    },
+  });
+  for await (const _e of source.pipeThrough(new WatchDecoderStream())) break;
+  // The cancellation travels through the pipe asynchronously.
+  for (let i = 0; i < 10 && cancelled === undefined; i++) await Promise.resolve();
+  assert.notEqual(cancelled, undefined);
 });
 
 Deno.test("random chunkings, including splits inside multi-byte characters, decode to the same events", async () => {
@@ -113,7 +168,8 @@ Deno.test("one-byte chunks decode", async () => {
 });
 
 Deno.test("blank lines and CRLF line ends are skipped", async () => {
-  const text = "\n" + line("ADDED", cm("a", "1")).replace("\n", "\r\n") + "\r\n\n  \n" + line("DELETED", cm("a", "2"));
+  const text = "\n" + line("ADDED", cm("a", "1")).replace("\n", "\r\n") + "\r\n\n  \n \t \r\n" +
+    line("DELETED", cm("a", "2"));
   const { events, error } = await decodeAll([enc.encode(text)]);
   assert.equal(error, undefined);
   assert.deepEqual(events.map((e) => e.type), ["ADDED", "DELETED"]);
@@ -149,11 +205,15 @@ Deno.test("invalid JSON errors the stream with the line number, after the good e
   }
 });
 
-Deno.test("invalid UTF-8 is reported as a decode error", async () => {
-  const bad = new Uint8Array([...enc.encode('{"type":"ADDED","object":{"metadata":{"name":"'), 0xff, ...enc.encode('"}}}\n')]);
-  const { error } = await decodeAll([bad]);
-  assert.ok(error instanceof WatchDecodeError);
-  assert.equal(error.reason, "invalidJson");
+Deno.test("invalid UTF-8 bytes become U+FFFD, as Go's encoding/json does", async () => {
+  const bad = new Uint8Array([
+    ...enc.encode('{"type":"ADDED","object":{"metadata":{"name":"'),
+    0xff,
+    ...enc.encode('"}}}\n'),
+  ]);
+  const { events, error } = await decodeAll([bad]);
+  assert.equal(error, undefined);
+  assert.equal(events[0]?.type === "ADDED" && events[0].object.metadata.name, "\uFFFD");
 });
 
 Deno.test("JSON that is not a watch event is reported, never dropped", async () => {
@@ -187,8 +247,10 @@ Deno.test("an oversize line fails as soon as it crosses maxLineBytes, within a c
   const decoder = new WatchEventDecoder({ maxLineBytes: 300 });
   const noop = () => {};
   decoder.push(enc.encode(big.slice(0, 200)), noop);
-  assert.throws(() => decoder.push(enc.encode(big.slice(200, 400)), noop), (e: unknown) =>
-    e instanceof WatchDecodeError && e.reason === "lineTooLong");
+  assert.throws(
+    () => decoder.push(enc.encode(big.slice(200, 400)), noop),
+    (e: unknown) => e instanceof WatchDecodeError && e.reason === "lineTooLong",
+  );
   // A line of exactly maxLineBytes is accepted.
   const exact = small.trimEnd();
   const ok = await decodeAll([enc.encode(exact + "\n" + exact + "\n")], enc.encode(exact).length);

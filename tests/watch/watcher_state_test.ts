@@ -16,14 +16,22 @@ const watching = (rv: string, strategy: WatcherState["strategy"] = "paged"): Wat
   strategy,
   phase: { kind: "watching", resourceVersion: rv },
 });
-const listed = (rv: string): WatcherState => ({ strategy: "paged", phase: { kind: "initListed", resourceVersion: rv } });
+const listed = (rv: string): WatcherState => ({
+  strategy: "paged",
+  phase: { kind: "initListed", resourceVersion: rv },
+});
 const streaming = (strategy: WatcherState["strategy"], open = true, started = false): WatcherState => ({
   strategy,
   phase: { kind: "initStreaming", open, started, listResourceVersion: "0" },
 });
 const ev = (event: WatchEvent): WatcherInput => ({ kind: "event", event });
 const types = (t: { events: { type: string }[] }) => t.events.map((e) => e.type);
-const status = (code: number, reason: string, message = reason) => ({ kind: "Status" as const, code, reason, message });
+const status = (code: number, reason: string, message = reason) => ({
+  kind: "Status" as const,
+  code,
+  reason,
+  message,
+});
 
 Deno.test("a paged watcher starts empty and lists the first page at resourceVersion 0", () => {
   const s = initialState("paged");
@@ -41,7 +49,10 @@ Deno.test("auto and stream watchers start with a streaming-list watch", () => {
 });
 
 Deno.test("a page with a continue token yields init and initApply and asks for the next page without RV", () => {
-  const t = step(initialState("paged"), { kind: "listed", list: page([cm("a", "1"), cm("b", "2")], "10", "tok") });
+  const t = step(initialState("paged"), {
+    kind: "listed",
+    list: page([cm("a", "1"), cm("b", "2")], "10", "tok"),
+  });
   assert.deepEqual(types(t), ["init", "initApply", "initApply"]);
   assert.deepEqual(t.state.phase, { kind: "initPage", continueToken: "tok" });
   assert.deepEqual(nextAction(t.state), { kind: "list", continue: "tok" });
@@ -50,7 +61,10 @@ Deno.test("a page with a continue token yields init and initApply and asks for t
 Deno.test("the last page yields initDone with the list resourceVersion and then a watch from it", () => {
   const mid = step(initialState("paged"), { kind: "listed", list: page([cm("a", "1")], "10", "tok") }).state;
   const t = step(mid, { kind: "listed", list: page([cm("c", "3")], "10") });
-  assert.deepEqual(t.events, [{ type: "initApply", object: cm("c", "3") }, { type: "initDone", resourceVersion: "10" }]);
+  assert.deepEqual(t.events, [{ type: "initApply", object: cm("c", "3") }, {
+    type: "initDone",
+    resourceVersion: "10",
+  }]);
   assert.deepEqual(t.state.phase, { kind: "initListed", resourceVersion: "10" });
   assert.deepEqual(nextAction(t.state), { kind: "watch", resourceVersion: "10", sendInitialEvents: false });
 });
@@ -151,19 +165,25 @@ Deno.test("a streaming list yields init once, initApply per object and initDone 
   s = t.state;
   t = step(s, ev({ type: "BOOKMARK", object: { metadata: { resourceVersion: "9" } } }));
   assert.deepEqual(t.events, [], "a progress bookmark in the middle is not the end");
-  t = step(t.state, ev({
-    type: "BOOKMARK",
-    object: { metadata: { resourceVersion: "9", annotations: { "k8s.io/initial-events-end": "true" } } },
-  }));
+  t = step(
+    t.state,
+    ev({
+      type: "BOOKMARK",
+      object: { metadata: { resourceVersion: "9", annotations: { "k8s.io/initial-events-end": "true" } } },
+    }),
+  );
   assert.deepEqual(t.events, [{ type: "initDone", resourceVersion: "9" }]);
   assert.deepEqual(t.state, watching("9", "stream"));
 });
 
 Deno.test("an empty streaming list yields init and initDone", () => {
-  const t = step(streaming("auto"), ev({
-    type: "BOOKMARK",
-    object: { metadata: { resourceVersion: "2", annotations: { "k8s.io/initial-events-end": "true" } } },
-  }));
+  const t = step(
+    streaming("auto"),
+    ev({
+      type: "BOOKMARK",
+      object: { metadata: { resourceVersion: "2", annotations: { "k8s.io/initial-events-end": "true" } } },
+    }),
+  );
   assert.deepEqual(types(t), ["init", "initDone"]);
   assert.equal(t.state.strategy, "stream", "auto remembers that streaming works");
 });
@@ -194,7 +214,12 @@ Deno.test("a forced streaming list does not fall back: failures are yielded and 
   assert.equal(t1.state.strategy, "stream");
   const t2 = step(streaming("stream", true, true), { kind: "streamEnded" });
   assert.deepEqual(types(t2), ["error"]);
-  assert.deepEqual(t2.state.phase, { kind: "initStreaming", open: false, started: false, listResourceVersion: "0" });
+  assert.deepEqual(t2.state.phase, {
+    kind: "initStreaming",
+    open: false,
+    started: false,
+    listResourceVersion: "0",
+  });
   const t3 = step(streaming("stream"), ev({ type: "DELETED", object: cm("a", "1") }));
   assert.deepEqual(types(t3), ["error"]);
   const t4 = step(streaming("stream"), ev({ type: "ERROR", object: status(500, "InternalError") }));
@@ -207,7 +232,12 @@ Deno.test("a forced streaming list does not fall back: failures are yielded and 
 
 Deno.test("a 410 during a streaming list restarts the streaming list", () => {
   const t = step(streaming("stream"), ev({ type: "ERROR", object: status(410, "Expired") }));
-  assert.deepEqual(t.state.phase, { kind: "initStreaming", open: false, started: false, listResourceVersion: undefined });
+  assert.deepEqual(t.state.phase, {
+    kind: "initStreaming",
+    open: false,
+    started: false,
+    listResourceVersion: undefined,
+  });
   const t2 = step(streaming("stream", false), { kind: "watchFailed", error: apiError(410, "Gone") });
   assert.equal(t2.state.phase.kind, "initStreaming");
 });
@@ -233,7 +263,10 @@ Deno.test("inputs that cannot happen in a phase are reported as errors, not igno
 });
 
 Deno.test("the step function does not mutate its input state", () => {
-  const s = Object.freeze({ ...watching("1"), phase: Object.freeze({ kind: "watching", resourceVersion: "1" }) });
+  const s = Object.freeze({
+    ...watching("1"),
+    phase: Object.freeze({ kind: "watching", resourceVersion: "1" }),
+  });
   step(s as WatcherState, ev({ type: "ADDED", object: cm("a", "2") }));
   assert.deepEqual(s, watching("1"));
 });

@@ -1,0 +1,241 @@
+import { bodyFraming, decodeContent, rawBodyStream } from "./body.ts";
+import { openConnection } from "./connect.ts";
+import type { Connection } from "./connection.ts";
+import { HttpError, ProtocolError, TimeoutError } from "./errors.ts";
+import { ConnectionPool } from "./pool.ts";
+import { writeRequestHead } from "./request_writer.ts";
+import { ClientResponse } from "./response.ts";
+import { type ResponseHead, ResponseHeadParser } from "./response_head.ts";
+import type { HttpRequest, HttpResponse, TlsOptions, Transport } from "./types.ts";
+import { type Logger, noopLogger } from "../observe/types.ts";
+import type { Clock } from "../time/clock.ts";
+
+/** Settings for an HttpClient. */
+export interface HttpClientOptions {
+  /** TLS settings for https: URLs. @default {} (system roots, full verification) */
+  readonly tls?: TlsOptions;
+  /** Idle keep-alive connections kept per origin. @default 4 */
+  readonly maxIdlePerOrigin?: number;
+  /** An idle connection older than this is closed rather than reused. @default 90_000 */
+  readonly idleTimeoutMs?: number;
+  /** Limit for opening a connection, TLS handshake included. @default 30_000 */
+  readonly connectTimeoutMs?: number;
+  /** Limit for the response head and for each wait between body bytes (not for `stream` bodies). @default 60_000 */
+  readonly readTimeoutMs?: number;
+  /** Largest accepted response head. @default 65_536 */
+  readonly maxHeaderBytes?: number;
+  /** The User-Agent header, unless a request sets its own. @default "kubeloop/0.1 deno/<version>" */
+  readonly userAgent?: string;
+  /** Receives the warning when `tls.insecureSkipVerify` is set. @default noopLogger */
+  readonly logger?: Logger;
+  /** Time source for idle expiry. @default systemClock */
+  readonly clock?: Clock;
+}
+
+// Safe to send twice (RFC 9110 section 9.2.2), so a request on a stale pooled connection may be retried.
+const IDEMPOTENT = new Set(["GET", "HEAD", "OPTIONS", "PUT", "DELETE", "TRACE"]);
+const encoder = new TextEncoder();
+const COALESCE_BODY_BYTES = 16 * 1024;
+
+/**
+ * A small HTTP/1.1 client over `Deno.connect` / `Deno.connectTls` with a keep-alive pool.
+ *
+ * Bodies are de-chunked and gunzipped. A response body must be read to the end or cancelled:
+ * only a fully read body returns its connection to the pool; cancelling closes the socket.
+ *
+ * Retry policy: a request is sent again, once, on a fresh connection only when it went out on a
+ * reused pooled connection that failed before a single response byte arrived (the server had
+ * closed the idle connection) and either the method is idempotent or writing the request failed.
+ * Timeouts, aborts and failures on fresh connections are never retried.
+ */
+export class HttpClient implements Transport {
+  readonly #tls: TlsOptions;
+  readonly #pool: ConnectionPool;
+  readonly #connectTimeoutMs: number;
+  readonly #readTimeoutMs: number;
+  readonly #maxHeaderBytes: number;
+  readonly #userAgent: string;
+  #closed = false;
+
+  /** Creates a client; it opens no connection until the first request. */
+  constructor(options: HttpClientOptions = {}) {
+    this.#tls = options.tls ?? {};
+    this.#connectTimeoutMs = positive("connectTimeoutMs", options.connectTimeoutMs ?? 30_000);
+    this.#readTimeoutMs = positive("readTimeoutMs", options.readTimeoutMs ?? 60_000);
+    this.#maxHeaderBytes = positive("maxHeaderBytes", options.maxHeaderBytes ?? 65_536);
+    this.#userAgent = options.userAgent ?? `kubeloop/0.1 deno/${Deno.version.deno}`;
+    if (/[\r\n\0]/.test(this.#userAgent)) throw new TypeError("Invalid userAgent: it contains CR, LF or NUL");
+    if ((this.#tls.cert === undefined) !== (this.#tls.key === undefined)) {
+      throw new TypeError("Invalid TLS options: a client certificate needs both cert and key");
+    }
+    const maxIdle = options.maxIdlePerOrigin ?? 4;
+    if (!Number.isInteger(maxIdle) || maxIdle < 0) {
+      throw new RangeError("maxIdlePerOrigin must be an integer >= 0");
+    }
+    this.#pool = new ConnectionPool({
+      maxIdlePerOrigin: maxIdle,
+      idleTimeoutMs: positive("idleTimeoutMs", options.idleTimeoutMs ?? 90_000),
+      ...(options.clock !== undefined && { clock: options.clock }),
+    });
+    if (this.#tls.insecureSkipVerify === true) {
+      (options.logger ?? noopLogger).warn(
+        "TLS certificate verification is disabled (insecureSkipVerify): connections can be intercepted",
+      );
+    }
+  }
+
+  /** Number of idle pooled connections (for tests and metrics). */
+  get idleConnections(): number {
+    return this.#pool.size;
+  }
+
+  /**
+   * Sends `request` and resolves once the response head has arrived.
+   * @throws {ConnectError} {TlsError} {TimeoutError} {ProtocolError} {HttpError}, the abort
+   *   reason if `signal` aborts, or TypeError for an invalid request.
+   */
+  async request(request: HttpRequest): Promise<HttpResponse> {
+    const { method, url, signal } = request;
+    if (this.#closed) throw new TypeError("HttpClient is closed");
+    if (url.protocol !== "http:" && url.protocol !== "https:") {
+      throw new TypeError(`Unsupported URL scheme "${url.protocol}" in ${url.href}: use http: or https:`);
+    }
+    signal?.throwIfAborted();
+    const stream = request.stream === true;
+    const body = typeof request.body === "string" ? encoder.encode(request.body) : request.body;
+    const head = writeRequestHead({
+      method,
+      url,
+      headers: request.headers,
+      bodyLength: body?.length,
+      userAgent: this.#userAgent,
+      close: stream,
+    });
+    const payload = body === undefined || body.length === 0
+      ? [head]
+      : body.length <= COALESCE_BODY_BYTES
+      ? [concat(head, body)]
+      : [head, body];
+
+    for (let attempt = 0;; attempt++) {
+      let conn = stream || attempt > 0 ? undefined : this.#pool.take(url.origin);
+      const reused = conn !== undefined;
+      conn ??= await openConnection(url, { tls: this.#tls, timeoutMs: this.#connectTimeoutMs, signal });
+      const state = { wrote: false };
+      try {
+        return await this.#exchange(conn, request, payload, state);
+      } catch (err) {
+        const retry = reused && conn.received === 0 && !(err instanceof TimeoutError) &&
+          !(signal?.aborted ?? false) && (IDEMPOTENT.has(method) || !state.wrote);
+        if (!retry) throw err;
+      }
+    }
+  }
+
+  async #exchange(
+    conn: Connection,
+    request: HttpRequest,
+    payload: Uint8Array[],
+    state: { wrote: boolean },
+  ): Promise<HttpResponse> {
+    const { signal, method } = request;
+    const href = request.url.href;
+    const stream = request.stream === true;
+    conn.begin(href, this.#readTimeoutMs);
+    const onAbort = () => conn.fail(signal?.reason);
+    signal?.addEventListener("abort", onAbort, { once: true });
+    let head: ResponseHead;
+    try {
+      for (const part of payload) await conn.write(part);
+      state.wrote = true;
+      head = await this.#readHead(conn, method, href);
+    } catch (err) {
+      signal?.removeEventListener("abort", onAbort);
+      conn.close();
+      throw err;
+    }
+    let framing;
+    try {
+      framing = bodyFraming(method, head, href);
+    } catch (err) {
+      signal?.removeEventListener("abort", onAbort);
+      conn.close();
+      throw err;
+    }
+    if (stream) conn.setReadTimeout(0);
+    const keepAlive = !stream && head.minorVersion === 1 &&
+      !hasToken(head.headers.get("connection"), "close");
+    const done = (reusable: boolean) => {
+      signal?.removeEventListener("abort", onAbort);
+      if (reusable && keepAlive && !conn.closed && !conn.hasBufferedBytes) {
+        conn.served++;
+        this.#pool.put(conn);
+      } else {
+        conn.close();
+      }
+    };
+    let body: ReadableStream<Uint8Array>;
+    if (framing.kind === "none") {
+      done(true);
+      body = new ReadableStream({ start: (c) => c.close() });
+    } else {
+      body = decodeContent(rawBodyStream(conn, framing, href, done), head.headers, href);
+    }
+    return new ClientResponse(head.status, head.statusText, head.headers, body);
+  }
+
+  async #readHead(conn: Connection, method: string, href: string): Promise<ResponseHead> {
+    let parser = new ResponseHeadParser(this.#maxHeaderBytes, href);
+    for (;;) {
+      const chunk = await conn.read();
+      if (chunk === null) {
+        if (conn.received === 0) {
+          throw new HttpError(`Server closed the connection before responding to ${method} ${href}`, href);
+        }
+        throw new ProtocolError(`Truncated response from ${href}: the response head is incomplete`, href);
+      }
+      const used = parser.push(chunk);
+      if (used === -1) continue;
+      conn.unread(chunk.subarray(used));
+      const head = parser.head;
+      if (head.status >= 200) return head;
+      if (head.status === 101) {
+        throw new ProtocolError(`Invalid response from ${href}: unexpected 101 Switching Protocols`, href);
+      }
+      // An interim 1xx response precedes the real one.
+      parser = new ResponseHeadParser(this.#maxHeaderBytes, href);
+    }
+  }
+
+  /** Closes idle connections; requests in flight finish, and new requests are refused. */
+  close(): void {
+    this.#closed = true;
+    this.#pool.close();
+  }
+
+  /** Same as `close()`. */
+  [Symbol.asyncDispose](): Promise<void> {
+    this.close();
+    return Promise.resolve();
+  }
+}
+
+function positive(name: string, value: number): number {
+  if (!(value > 0) || !Number.isFinite(value)) {
+    throw new RangeError(`${name} must be a positive number, got ${value}`);
+  }
+  return value;
+}
+
+function hasToken(value: string | null, token: string): boolean {
+  if (value === null) return false;
+  for (const part of value.split(",")) if (part.trim().toLowerCase() === token) return true;
+  return false;
+}
+
+function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
+  const out = new Uint8Array(a.length + b.length);
+  out.set(a);
+  out.set(b, a.length);
+  return out;
+}

@@ -1,0 +1,125 @@
+import { ProtocolError } from "./errors.ts";
+
+/** A parsed response status line and header fields. */
+export interface ResponseHead {
+  /** The minor HTTP version: 0 for HTTP/1.0, 1 for HTTP/1.1. */
+  readonly minorVersion: number;
+  readonly status: number;
+  readonly statusText: string;
+  readonly headers: Headers;
+}
+
+const STATUS_LINE = /^HTTP\/1\.([01]) ([1-9]\d\d)(?: ([^\0]*))?$/;
+const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+const LF = 10, CR = 13;
+
+/**
+ * Parses a response head incrementally: feed it the bytes as they arrive, split anywhere.
+ * Lines may end in CRLF or a bare LF. The head is copied into the parser's own buffer, so the
+ * caller may reuse its read buffer; the bytes after the head are left to the caller.
+ */
+export class ResponseHeadParser {
+  readonly #max: number;
+  readonly #url: string;
+  #buf: Uint8Array;
+  #len = 0;
+  // 0: inside a line; 1: just after LF (a line start); 2: after LF then CR.
+  #state = 1;
+  #head: ResponseHead | undefined;
+
+  /** `maxHeaderBytes` bounds the head, blank line included; `url` names the request in errors. */
+  constructor(maxHeaderBytes: number, url: string) {
+    this.#max = maxHeaderBytes;
+    this.#url = url;
+    this.#buf = new Uint8Array(Math.min(1024, maxHeaderBytes));
+  }
+
+  /** The parsed head; throws if `push` has not returned a complete head yet. */
+  get head(): ResponseHead {
+    if (this.#head === undefined) throw new TypeError("The response head is not complete");
+    return this.#head;
+  }
+
+  /**
+   * Consumes bytes from `chunk`. Returns -1 when the head needs more bytes, otherwise the number of
+   * bytes of `chunk` that belonged to the head (the rest is body).
+   * @throws {ProtocolError} on a malformed or oversized head.
+   */
+  push(chunk: Uint8Array): number {
+    if (this.#head !== undefined) throw new TypeError("The response head is already complete");
+    let state = this.#state;
+    let end = -1;
+    for (let i = 0; i < chunk.length; i++) {
+      const b = chunk[i];
+      if (b === LF) {
+        if (state !== 0) {
+          end = i + 1;
+          break;
+        }
+        state = 1;
+      } else if (b === CR && state === 1) state = 2;
+      else if (b !== CR) state = 0;
+    }
+    this.#state = state;
+    const take = end === -1 ? chunk.length : end;
+    if (this.#len + take > this.#max) {
+      throw new ProtocolError(
+        `Invalid response from ${this.#url}: the response head is larger than ${this.#max} bytes`,
+        this.#url,
+      );
+    }
+    this.#append(chunk, take);
+    if (end === -1) return -1;
+    this.#head = this.#parse();
+    return end;
+  }
+
+  #append(chunk: Uint8Array, take: number): void {
+    if (this.#len + take > this.#buf.length) {
+      const grown = new Uint8Array(Math.min(this.#max, Math.max(this.#buf.length * 2, this.#len + take)));
+      grown.set(this.#buf.subarray(0, this.#len));
+      this.#buf = grown;
+    }
+    this.#buf.set(take === chunk.length ? chunk : chunk.subarray(0, take), this.#len);
+    this.#len += take;
+  }
+
+  #parse(): ResponseHead {
+    let text = "";
+    for (let i = 0; i < this.#len; i++) text += String.fromCharCode(this.#buf[i]!);
+    const lines = text.split("\n");
+    const statusLine = stripCr(lines[0] ?? "");
+    const m = STATUS_LINE.exec(statusLine);
+    if (m === null) throw this.#error(`malformed status line ${JSON.stringify(statusLine.slice(0, 100))}`);
+    const headers = new Headers();
+    // The last two entries are the blank line and what follows its LF (empty).
+    for (let i = 1; i < lines.length - 2; i++) {
+      const line = stripCr(lines[i]!);
+      if (line.startsWith(" ") || line.startsWith("\t")) {
+        throw this.#error(`header line ${i} is folded (obsolete)`);
+      }
+      const colon = line.indexOf(":");
+      if (colon <= 0) throw this.#error(`header line ${i} has no field name and colon`);
+      const name = line.slice(0, colon);
+      if (!TOKEN.test(name)) throw this.#error(`invalid header name ${JSON.stringify(name.slice(0, 100))}`);
+      try {
+        headers.append(name, line.slice(colon + 1).trim());
+      } catch (cause) {
+        throw this.#error(`invalid value for header "${name}"`, cause);
+      }
+    }
+    return { minorVersion: Number(m[1]), status: Number(m[2]), statusText: m[3] ?? "", headers };
+  }
+
+  #error(what: string, cause?: unknown): ProtocolError {
+    return new ProtocolError(
+      `Invalid response from ${this.#url}: ${what}`,
+      this.#url,
+      cause === undefined ? undefined : { cause },
+    );
+  }
+}
+
+function stripCr(line: string): string {
+  return line.endsWith("\r") ? line.slice(0, -1) : line;
+}

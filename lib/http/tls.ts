@@ -1,0 +1,101 @@
+import * as nodeTls from "node:tls";
+import { isIP } from "node:net";
+import type { TlsOptions } from "./types.ts";
+import type { ByteSocket } from "./connection.ts";
+import { NodeTlsSocket } from "./node_tls_socket.ts";
+
+/**
+ * Opens a TLS socket and completes the handshake.
+ *
+ * `Deno.connectTls` verifies against the connect host only and cannot skip verification, so two
+ * kubeconfig settings go through `node:tls` instead (which works inside Deno):
+ * - `serverName` different from the URL host (kubeconfig `tls-server-name`): the certificate is
+ *   verified against `serverName`, which is also sent as SNI unless it is an IP address;
+ * - `insecureSkipVerify`: no verification at all (the client logs a warning when configured).
+ * Everything else uses `Deno.connectTls`. Both paths offer ALPN `http/1.1`.
+ */
+export async function connectTlsSocket(hostname: string, port: number, tls: TlsOptions): Promise<ByteSocket> {
+  const serverName = tls.serverName;
+  if (tls.insecureSkipVerify !== true && (serverName === undefined || serverName === hostname)) {
+    const conn = await Deno.connectTls({
+      hostname,
+      port,
+      alpnProtocols: ["http/1.1"],
+      ...(tls.caCerts !== undefined && { caCerts: [...tls.caCerts] }),
+      ...(tls.cert !== undefined && tls.key !== undefined && { cert: tls.cert, key: tls.key }),
+    });
+    try {
+      await conn.handshake();
+    } catch (err) {
+      conn.close();
+      throw err;
+    }
+    return conn;
+  }
+  return await connectNodeTls(hostname, port, tls);
+}
+
+function connectNodeTls(hostname: string, port: number, tls: TlsOptions): Promise<ByteSocket> {
+  const verifyName = tls.serverName ?? hostname;
+  const socket = nodeTls.connect({
+    host: hostname,
+    port,
+    ALPNProtocols: ["http/1.1"],
+    rejectUnauthorized: tls.insecureSkipVerify !== true,
+    // node:tls refuses an IP address as SNI; the name check below still covers IP SANs.
+    ...(isIP(verifyName) === 0 && { servername: verifyName }),
+    checkServerIdentity: (_host, cert) => nodeTls.checkServerIdentity(verifyName, cert),
+    ...(tls.caCerts !== undefined && { ca: [...tls.caCerts] }),
+    ...(tls.cert !== undefined && { cert: tls.cert }),
+    ...(tls.key !== undefined && { key: tls.key }),
+  });
+  const adapter = new NodeTlsSocket(socket);
+  return new Promise((resolve, reject) => {
+    const onError = (err: Error) => {
+      socket.destroy();
+      reject(err);
+    };
+    socket.once("error", onError);
+    socket.once("secureConnect", () => {
+      socket.off("error", onError);
+      resolve(adapter);
+    });
+  });
+}
+
+// Deno (rustls) messages and node:tls error codes that mean the TLS layer refused the exchange.
+const TLS_PATTERN =
+  /invalid peer certificate|fatal alert|handshake|certificate|UNABLE_TO_|SELF_SIGNED|CERT_|ERR_TLS_|ERR_SSL_/i;
+
+/** True when `err` came from TLS (certificate checks or an alert), not from the TCP layer. */
+export function isTlsFailure(err: unknown): boolean {
+  return TLS_PATTERN.test(errorText(err));
+}
+
+/** Turns a TLS failure from Deno or node:tls into a short sentence a user can act on. */
+export function describeTlsFailure(err: unknown): string {
+  const text = errorText(err);
+  if (/UnknownIssuer|UNABLE_TO_VERIFY_LEAF|UNABLE_TO_GET_ISSUER|SELF_SIGNED|unable to verify/i.test(text)) {
+    return "certificate signed by unknown authority";
+  }
+  if (/CertificateRequired|certificate required/i.test(text)) return "server requires a client certificate";
+  if (/Expired|CERT_HAS_EXPIRED/i.test(text)) return "server certificate has expired";
+  if (/NotValidYet|CERT_NOT_YET_VALID/i.test(text)) return "server certificate is not valid yet";
+  if (/not valid for name|ERR_TLS_CERT_ALTNAME_INVALID|does not match certificate/i.test(text)) {
+    return `server certificate is not valid for the name: ${stripPrefix(text)}`;
+  }
+  if (/alert: (BadCertificate|UnknownCA|CertificateUnknown|DecryptError)|alert bad certificate/i.test(text)) {
+    return `server rejected the client certificate (${stripPrefix(text)})`;
+  }
+  return `TLS handshake failed: ${stripPrefix(text)}`;
+}
+
+function errorText(err: unknown): string {
+  if (!(err instanceof Error)) return String(err);
+  const code = (err as { code?: unknown }).code;
+  return typeof code === "string" ? `${err.message} [${code}]` : err.message;
+}
+
+function stripPrefix(text: string): string {
+  return text.replace(/^invalid peer certificate: /, "");
+}

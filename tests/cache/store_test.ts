@@ -1,0 +1,71 @@
+import assert from "node:assert/strict";
+import type { KubeObject } from "../../lib/client/types.ts";
+import { IndexedStore, NAMESPACE_INDEX, objectKey } from "../../lib/cache/store.ts";
+import { deepFreeze } from "./_helpers.ts";
+
+function obj(name: string, namespace: string | undefined, labels: Record<string, string> = {}): KubeObject {
+  return deepFreeze({
+    metadata: { name, ...(namespace ? { namespace } : {}), labels, resourceVersion: "1" },
+  });
+}
+
+Deno.test("keys are namespace/name, or name for cluster-scoped objects", () => {
+  assert.equal(objectKey(obj("a", "ns")), "ns/a");
+  assert.equal(objectKey(obj("node-1", undefined)), "node-1");
+});
+
+Deno.test("get, getByName, list, keys and size reflect sets and deletes", () => {
+  const s = new IndexedStore<KubeObject>();
+  s.set("ns/a", obj("a", "ns"));
+  s.set("ns/b", obj("b", "ns"));
+  s.set("n1", obj("n1", undefined));
+  assert.equal(s.size, 3);
+  assert.equal(s.get("ns/a")?.metadata.name, "a");
+  assert.equal(s.getByName("b", "ns")?.metadata.name, "b");
+  assert.equal(s.getByName("n1")?.metadata.name, "n1");
+  assert.deepEqual(s.keys().sort(), ["n1", "ns/a", "ns/b"]);
+  assert.equal(s.delete("ns/a")?.metadata.name, "a");
+  assert.equal(s.delete("ns/a"), undefined);
+  assert.equal(s.list().length, 2);
+});
+
+Deno.test("the namespace index is built in and kept current", () => {
+  const s = new IndexedStore<KubeObject>();
+  s.set("x/a", obj("a", "x"));
+  s.set("y/b", obj("b", "y"));
+  s.set("x/c", obj("c", "x"));
+  assert.deepEqual(s.listByNamespace("x").map((o) => o.metadata.name).sort(), ["a", "c"]);
+  assert.deepEqual(s.byIndex(NAMESPACE_INDEX, "y").map((o) => o.metadata.name), ["b"]);
+  s.delete("x/a");
+  assert.deepEqual(s.listByNamespace("x").map((o) => o.metadata.name), ["c"]);
+  assert.deepEqual(s.listByNamespace("nope"), []);
+});
+
+Deno.test("custom index functions may return several values and follow updates", () => {
+  const s = new IndexedStore<KubeObject>({
+    byTeam: (o) =>
+      Object.entries(o.metadata.labels ?? {}).filter(([k]) => k.startsWith("team/")).map(([, v]) => v),
+  });
+  s.set("ns/a", obj("a", "ns", { "team/1": "red", "team/2": "blue" }));
+  s.set("ns/b", obj("b", "ns", { "team/1": "red" }));
+  assert.deepEqual(s.byIndex("byTeam", "red").map((o) => o.metadata.name).sort(), ["a", "b"]);
+  assert.deepEqual(s.byIndex("byTeam", "blue").map((o) => o.metadata.name), ["a"]);
+  s.set("ns/a", obj("a", "ns", { "team/1": "green" }));
+  assert.deepEqual(s.byIndex("byTeam", "blue"), []);
+  assert.deepEqual(s.byIndex("byTeam", "red").map((o) => o.metadata.name), ["b"]);
+  assert.deepEqual(s.byIndex("byTeam", "green").map((o) => o.metadata.name), ["a"]);
+});
+
+Deno.test("querying an unknown index is a RangeError naming the known ones", () => {
+  const s = new IndexedStore<KubeObject>({ mine: () => [] });
+  assert.throws(() => s.byIndex("other", "x"), /no such index \(have: mine, namespace\)/);
+});
+
+Deno.test("replace swaps the whole content and rebuilds the indexes", () => {
+  const s = new IndexedStore<KubeObject>();
+  s.set("x/a", obj("a", "x"));
+  s.replace(new Map([["y/b", obj("b", "y")]]));
+  assert.deepEqual(s.keys(), ["y/b"]);
+  assert.deepEqual(s.listByNamespace("x"), []);
+  assert.equal(s.listByNamespace("y").length, 1);
+});

@@ -1,0 +1,113 @@
+import { join } from "node:path";
+import { kubectlOk, testEnv } from "../_util/testenv.ts";
+
+const root = new URL("../../", import.meta.url).pathname;
+
+/** The permission flags of deno.json's "start" task, which the packaging tests prove equal to "compile". */
+export async function startTaskPermissions(): Promise<string[]> {
+  const config = JSON.parse(await Deno.readTextFile(join(root, "deno.json"))) as {
+    tasks: Record<string, string>;
+  };
+  const words = (config.tasks["start"] ?? "").split(/\s+/);
+  return words.filter((w) =>
+    w.startsWith("--allow-") || w.startsWith("--ignore-env") || w.startsWith("--deny-")
+  );
+}
+
+/** A free TCP port on 127.0.0.1. */
+export function freePort(): number {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const { port } = listener.addr as Deno.NetAddr;
+  listener.close();
+  return port;
+}
+
+/** The controller running as a subprocess "in-cluster": service env + a service-account directory. */
+export interface ControllerProcess extends AsyncDisposable {
+  readonly healthUrl: string;
+  readonly metricsUrl: string;
+  /** Sends SIGTERM and resolves with the exit code. */
+  stop(): Promise<number>;
+  /** Everything the process logged so far. */
+  logs(): string;
+}
+
+/**
+ * Issues a TokenRequest token for the manifests' ServiceAccount and starts main.ts with exactly the start
+ * task's permissions, in in-cluster mode: KUBERNETES_SERVICE_HOST/PORT point at the test apiserver and
+ * KUBELOOP_SERVICE_ACCOUNT_DIR at a directory holding token, ca.crt and namespace.
+ */
+export async function startController(extraArgs: string[] = []): Promise<ControllerProcess> {
+  const token = (await kubectlOk([
+    "create",
+    "token",
+    "kubeloop-sample-controller",
+    "-n",
+    "kubeloop-system",
+    "--duration=1h",
+  ])).trim();
+  const saDir = await Deno.makeTempDir({ prefix: "kubeloop-sa-" });
+  const home = await Deno.makeTempDir({ prefix: "kubeloop-home-" });
+  await Deno.writeTextFile(join(saDir, "token"), token);
+  await Deno.copyFile(join(testEnv.dir, "ca.crt"), join(saDir, "ca.crt"));
+  await Deno.writeTextFile(join(saDir, "namespace"), "kubeloop-system");
+  const server = new URL(testEnv.server);
+  const healthPort = freePort();
+  const metricsPort = freePort();
+  const denoDir = Deno.env.get("DENO_DIR") ?? join(Deno.env.get("HOME") ?? "/root", ".cache", "deno");
+  const child = new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      ...await startTaskPermissions(),
+      join(root, "main.ts"),
+      "--leader-elect",
+      `--health-probe-bind-address=127.0.0.1:${healthPort}`,
+      `--metrics-bind-address=127.0.0.1:${metricsPort}`,
+      "--log-level=debug",
+      ...extraArgs,
+    ],
+    clearEnv: true,
+    env: {
+      PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
+      HOME: home,
+      DENO_DIR: denoDir,
+      DENO_NO_UPDATE_CHECK: "1",
+      KUBERNETES_SERVICE_HOST: server.hostname,
+      KUBERNETES_SERVICE_PORT: server.port,
+      KUBELOOP_SERVICE_ACCOUNT_DIR: saDir,
+    },
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  let output = "";
+  const pump = (stream: ReadableStream<Uint8Array>) =>
+    stream.pipeThrough(new TextDecoderStream()).pipeTo(
+      new WritableStream({ write: (chunk) => void (output += chunk) }),
+    );
+  const pumps = Promise.all([pump(child.stdout), pump(child.stderr)]);
+  let exited: Promise<number> | undefined;
+  const stop = () => {
+    if (!exited) {
+      try {
+        child.kill("SIGTERM");
+      } catch { /* already gone */ }
+      exited = child.status.then(async (s) => {
+        await pumps;
+        await Deno.remove(saDir, { recursive: true });
+        await Deno.remove(home, { recursive: true });
+        return s.code;
+      });
+    }
+    return exited;
+  };
+  return {
+    healthUrl: `http://127.0.0.1:${healthPort}`,
+    metricsUrl: `http://127.0.0.1:${metricsPort}/metrics`,
+    stop,
+    logs: () => output,
+    async [Symbol.asyncDispose]() {
+      await stop();
+    },
+  };
+}

@@ -1,0 +1,283 @@
+import assert from "node:assert/strict";
+import { WatchDecodeError } from "../../lib/watch/watch_decode_error.ts";
+import { WatchIdleTimeoutError } from "../../lib/watch/watch_idle_timeout_error.ts";
+import { watcher, type WatcherOptions } from "../../lib/watch/watcher.ts";
+import type { WatcherEvent } from "../../lib/watch/watcher_event.ts";
+import { FakeClock } from "../_util/fake_clock.ts";
+import {
+  apiError,
+  bookmark,
+  cm,
+  configMaps,
+  errorLine,
+  line,
+  page,
+  ScriptedBody,
+  ScriptedListWatcher,
+  take,
+} from "./_helpers.ts";
+
+function start(lw: ScriptedListWatcher, options: WatcherOptions = {}) {
+  const clock = options.clock ?? new FakeClock();
+  return watcher(lw, configMaps, { initialList: "paged", random: () => 0.5, clock, ...options });
+}
+const brief = (e: WatcherEvent) =>
+  e.type === "initApply" || e.type === "apply" || e.type === "delete"
+    ? `${e.type}:${e.object.metadata.name}@${e.object.metadata.resourceVersion}`
+    : e.type === "initDone"
+    ? `initDone@${e.resourceVersion}`
+    : e.type === "error"
+    ? `error:${e.error.name}`
+    : e.type;
+
+Deno.test("the initial list is paged (limit 500, RV 0 then continue) and the watch starts from the list RV", async () => {
+  const lw = new ScriptedListWatcher(
+    [page([cm("a", "1"), cm("b", "2")], "10", "c1"), page([cm("c", "3")], "10")],
+    [new ScriptedBody([line("ADDED", cm("d", "11"))])],
+  );
+  const it = start(lw);
+  const got = await take(it, 6);
+  assert.deepEqual(got.map(brief), [
+    "init",
+    "initApply:a@1",
+    "initApply:b@2",
+    "initApply:c@3",
+    "initDone@10",
+    "apply:d@11",
+  ]);
+  assert.deepEqual(lw.lists, [{ limit: 500, resourceVersion: "0" }, { limit: 500, continue: "c1" }]);
+  assert.deepEqual(lw.watches, [{ allowWatchBookmarks: true, timeoutSeconds: 450, resourceVersion: "10" }]);
+  await it.return();
+  assert.equal(lw.bodies[0]!.cancelled, true, "return() closes the open stream");
+});
+
+Deno.test("selectors and namespace are passed to list and watch; timeoutSeconds is drawn from [300, 600)", async () => {
+  const lw = new ScriptedListWatcher([page([], "1")], [
+    new ScriptedBody([]),
+    new ScriptedBody([line("ADDED", cm("a", "2"))], { stall: true }),
+  ]);
+  const randoms = [0, 0.999999];
+  const it = watcher(lw, configMaps, {
+    initialList: "paged",
+    namespace: "ns1",
+    labelSelector: "app=x",
+    fieldSelector: "metadata.name=y",
+    random: () => randoms.shift() ?? 0,
+    clock: new FakeClock(),
+  });
+  assert.equal((await take(it, 3)).length, 3);
+  await it.return();
+  assert.deepEqual(lw.lists[0], {
+    namespace: "ns1",
+    labelSelector: "app=x",
+    fieldSelector: "metadata.name=y",
+    limit: 500,
+    resourceVersion: "0",
+  });
+  assert.equal(lw.watches[0]!.namespace, "ns1");
+  assert.equal(lw.watches[0]!.timeoutSeconds, 300);
+  assert.equal(lw.watches[1]!.timeoutSeconds, 599);
+});
+
+Deno.test("a 410 answer to the watch leads to a relist with resourceVersion unset", async () => {
+  const lw = new ScriptedListWatcher(
+    [page([cm("a", "1")], "10"), page([cm("a", "20")], "20")],
+    [apiError(410, "Gone"), new ScriptedBody([], { stall: true })],
+  );
+  const it = start(lw);
+  const got = await take(it, 6);
+  assert.deepEqual(got.map(brief), [
+    "init",
+    "initApply:a@1",
+    "initDone@10",
+    "init",
+    "initApply:a@20",
+    "initDone@20",
+  ]);
+  assert.deepEqual(lw.lists[1], { limit: 500 });
+  await it.return();
+});
+
+Deno.test("an ERROR 410 event leads to a relist and closes the old stream", async () => {
+  const lw = new ScriptedListWatcher(
+    [page([], "10"), page([cm("x", "30")], "30")],
+    [new ScriptedBody([line("ADDED", cm("a", "11")), errorLine(410, "Expired", "too old resource version")])],
+  );
+  const it = start(lw);
+  const got = await take(it, 6);
+  assert.deepEqual(got.map(brief), [
+    "init",
+    "initDone@10",
+    "apply:a@11",
+    "init",
+    "initApply:x@30",
+    "initDone@30",
+  ]);
+  assert.equal(lw.bodies[0]!.cancelled, true);
+  assert.deepEqual(lw.lists[1], { limit: 500 });
+  await it.return();
+});
+
+Deno.test("a clean end re-watches from the newest RV, bookmarks included", async () => {
+  const lw = new ScriptedListWatcher([page([], "10")], [
+    new ScriptedBody([line("ADDED", cm("a", "11")), bookmark("15")]),
+    new ScriptedBody([line("MODIFIED", cm("a", "16"))]),
+  ]);
+  const it = start(lw);
+  const got = await take(it, 4);
+  assert.deepEqual(got.map(brief), ["init", "initDone@10", "apply:a@11", "apply:a@16"]);
+  assert.deepEqual(lw.watches.map((w) => w.resourceVersion), ["10", "15"]);
+  await it.return();
+});
+
+Deno.test("a decode error is yielded after the good events before it and the watch resumes from the last good RV", async () => {
+  const lw = new ScriptedListWatcher([page([], "10")], [
+    new ScriptedBody([
+      line("ADDED", cm("a", "11")) + line("ADDED", cm("b", "12")) + "{garbage\n" +
+      line("ADDED", cm("c", "13")),
+    ]),
+    new ScriptedBody([line("ADDED", cm("c", "13"))]),
+  ]);
+  const it = start(lw);
+  const got = await take(it, 6);
+  assert.deepEqual(got.map(brief), [
+    "init",
+    "initDone@10",
+    "apply:a@11",
+    "apply:b@12",
+    "error:WatchDecodeError",
+    "apply:c@13",
+  ]);
+  const err = got[4]!;
+  assert.ok(err.type === "error" && err.error instanceof WatchDecodeError && err.error.lineNumber === 3);
+  assert.deepEqual(lw.watches.map((w) => w.resourceVersion), ["10", "12"]);
+  assert.equal(lw.bodies[0]!.cancelled, true);
+  await it.return();
+});
+
+Deno.test("a network error while reading is yielded and the watch resumes from the last RV", async () => {
+  const lw = new ScriptedListWatcher([page([], "10")], [
+    new ScriptedBody([line("ADDED", cm("a", "11"))], { failWith: new TypeError("connection reset") }),
+    new TypeError("connection refused"),
+    new ScriptedBody([line("ADDED", cm("b", "12"))]),
+  ]);
+  const it = start(lw);
+  const got = await take(it, 6);
+  assert.deepEqual(got.map(brief), [
+    "init",
+    "initDone@10",
+    "apply:a@11",
+    "error:TypeError",
+    "error:TypeError",
+    "apply:b@12",
+  ]);
+  assert.deepEqual(lw.watches.map((w) => w.resourceVersion), ["10", "11", "11"]);
+  await it.return();
+});
+
+Deno.test("a silent watch is abandoned after the idle timeout and resumed from the last RV", async () => {
+  const clock = new FakeClock();
+  const lw = new ScriptedListWatcher([page([], "10")], [
+    new ScriptedBody([line("ADDED", cm("a", "11"))], { stall: true }),
+    new ScriptedBody([line("ADDED", cm("b", "12"))], { stall: true }),
+  ]);
+  const it = start(lw, { clock, idleMarginMs: 5_000 });
+  assert.deepEqual((await take(it, 3)).map(brief), ["init", "initDone@10", "apply:a@11"]);
+  const pending = it.next();
+  await clock.advance(450_000 + 4_999);
+  let settled = false;
+  pending.then(() => settled = true);
+  await clock.advance(0);
+  assert.equal(settled, false, "not before timeoutSeconds + margin");
+  await clock.advance(1);
+  const r = await pending;
+  assert.ok(!r.done && r.value.type === "error" && r.value.error instanceof WatchIdleTimeoutError);
+  assert.equal(lw.bodies[0]!.cancelled, true);
+  assert.deepEqual((await take(it, 1)).map(brief), ["apply:b@12"]);
+  assert.deepEqual(lw.watches.map((w) => w.resourceVersion), ["10", "11"]);
+  await it.return();
+  assert.equal(lw.bodies[1]!.cancelled, true, "leaving the iteration closes the stream");
+  assert.equal(clock.pending, 0, "no timer left behind");
+});
+
+Deno.test("the idle timer runs only while waiting for bytes, not while the consumer is busy", async () => {
+  const clock = new FakeClock();
+  const lw = new ScriptedListWatcher([page([], "10")], [
+    new ScriptedBody([line("ADDED", cm("a", "11")), line("ADDED", cm("b", "12"))], { stall: true }),
+  ]);
+  const it = start(lw, { clock, idleTimeoutMs: 1_000 });
+  await take(it, 3);
+  await clock.advance(10_000); // consumer "busy": nobody is reading
+  assert.deepEqual((await take(it, 1)).map(brief), ["apply:b@12"]);
+  await it.return();
+});
+
+Deno.test("the streaming list path asks for sendInitialEvents and ends the init at the end bookmark", async () => {
+  const lw = new ScriptedListWatcher([], [
+    new ScriptedBody([
+      line("ADDED", cm("a", "5")),
+      line("ADDED", cm("b", "6")),
+      bookmark("8", true),
+      line("MODIFIED", cm("a", "9")),
+    ], { stall: true }),
+  ]);
+  const it = start(lw, { initialList: "auto" });
+  const got = await take(it, 5);
+  assert.deepEqual(got.map(brief), ["init", "initApply:a@5", "initApply:b@6", "initDone@8", "apply:a@9"]);
+  assert.deepEqual(lw.watches[0], {
+    allowWatchBookmarks: true,
+    timeoutSeconds: 450,
+    sendInitialEvents: true,
+    resourceVersionMatch: "NotOlderThan",
+  });
+  assert.equal(lw.lists.length, 0);
+  await it.return();
+});
+
+Deno.test("auto falls back to paged lists when the server rejects streaming, and remembers it", async () => {
+  const lw = new ScriptedListWatcher(
+    [page([cm("a", "1")], "10"), page([], "20")],
+    [
+      apiError(
+        422,
+        "Invalid",
+        "resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden for watch",
+      ),
+      new ScriptedBody([errorLine(410, "Expired")]),
+      new ScriptedBody([], { stall: true }),
+    ],
+  );
+  const it = start(lw, { initialList: "auto" });
+  const got = await take(it, 5);
+  assert.deepEqual(got.map(brief), ["init", "initApply:a@1", "initDone@10", "init", "initDone@20"]);
+  assert.equal(lw.watches[0]!.sendInitialEvents, true);
+  assert.equal(lw.watches[1]!.sendInitialEvents, undefined);
+  assert.deepEqual(lw.lists, [{ limit: 500, resourceVersion: "0" }, { limit: 500 }]);
+  await it.return();
+});
+
+Deno.test("aborting the signal ends the iteration without error and closes the stream", async () => {
+  const lw = new ScriptedListWatcher([page([], "10")], [new ScriptedBody([], { stall: true })]);
+  const ac = new AbortController();
+  const it = start(lw, { signal: ac.signal });
+  await take(it, 2);
+  const pending = it.next();
+  await Promise.resolve();
+  ac.abort(new Error("shutdown"));
+  assert.deepEqual(await pending, { done: true, value: undefined });
+  assert.equal(lw.bodies[0]!.cancelled, true);
+});
+
+Deno.test("breaking out of for await closes the watch", async () => {
+  const lw = new ScriptedListWatcher([page([], "10")], [
+    new ScriptedBody([line("ADDED", cm("a", "11"))], { stall: true }),
+  ]);
+  for await (const e of start(lw)) if (e.type === "apply") break;
+  assert.equal(lw.bodies[0]!.cancelled, true);
+});
+
+Deno.test("bad options are RangeErrors", async () => {
+  const lw = new ScriptedListWatcher();
+  await assert.rejects(() => start(lw, { pageSize: 0 }).next(), RangeError);
+  await assert.rejects(() => start(lw, { timeoutSecondsRange: [600, 300] }).next(), RangeError);
+});
