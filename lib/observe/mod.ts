@@ -1,5 +1,5 @@
 /**
- * Observability: a structured logger, a Prometheus metrics registry, workqueue metrics and the
+ * Observability: a structured logger, a Prometheus metrics registry, workqueue and REST client metrics and the
  * `/metrics`, `/healthz`, `/readyz` server.
  * @module
  */
@@ -9,6 +9,7 @@ export { type HistogramOptions, type MetricOptions, MetricsRegistry } from "./me
 export { Counter, Gauge, Histogram, type HistogramState, Metric, type MetricType } from "./metric_types.ts";
 export { DEFAULT_BUCKETS, exponentialBuckets, type Labels } from "./exposition.ts";
 export { queueMetricsFor } from "./queue_metrics.ts";
+export { restClientMetricsFor } from "./rest_client_metrics.ts";
 export {
   type Check,
   type ListenAddress,

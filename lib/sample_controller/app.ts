@@ -1,15 +1,9 @@
 import { SharedInformerFactory } from "../cache/mod.ts";
 import { KubeClient } from "../client/mod.ts";
 import { loadConfig } from "../config/mod.ts";
-import {
-  controller,
-  leaderMetricsFor,
-  resourceVersionChanged,
-  type TriggerEvent,
-} from "../controller/mod.ts";
+import { Manager, resourceVersionChanged, type TriggerEvent } from "../controller/mod.ts";
 import { EventRecorder } from "../events/mod.ts";
-import { LeaderElector } from "../leader/mod.ts";
-import { type Logger, MetricsRegistry, serveObservability } from "../observe/mod.ts";
+import { type Logger, MetricsRegistry, restClientMetricsFor } from "../observe/mod.ts";
 import type { ControllerFlags } from "./controller_flags.ts";
 import { controllerOf } from "./ownership.ts";
 import { type DeploymentReader, reconcileFoo } from "./reconcile.ts";
@@ -30,15 +24,6 @@ export interface RunOptions {
   env?: (name: string) => string | undefined;
 }
 
-/** Raised when leadership is lost while running: the process must exit so it does not act as a stale leader. */
-export class LeadershipLostError extends Error {
-  /** No arguments: the message is fixed. */
-  constructor() {
-    super("Leader election lost");
-    this.name = "LeadershipLostError";
-  }
-}
-
 /**
  * Runs the Foo controller until `signal` aborts: loads the configuration (may throw ConfigError), starts the
  * Foo and Deployment informers (also while standing by, so a new leader starts with warm caches), serves
@@ -47,10 +32,7 @@ export class LeadershipLostError extends Error {
  * leadership (like controller-runtime, the process then exits and restarts as a candidate).
  */
 export async function runSampleController(flags: ControllerFlags, options: RunOptions): Promise<void> {
-  const { logger } = options;
-  // Aborted on shutdown, and also on a fatal error, so informers and servers never outlive this call.
-  const fatal = new AbortController();
-  const signal = AbortSignal.any([options.signal, fatal.signal]);
+  const { logger, signal } = options;
   const env = options.env ?? ((name: string) => Deno.env.get(name));
   const inClusterDir = env(SERVICE_ACCOUNT_DIR_ENV);
   const config = await loadConfig({
@@ -63,14 +45,26 @@ export async function runSampleController(flags: ControllerFlags, options: RunOp
     ...(inClusterDir ? { inClusterDir } : {}),
   });
   logger.info("Loaded configuration", { source: config.source, server: config.server.href });
+  const registry = new MetricsRegistry();
   await using client = new KubeClient(config, {
     logger: logger.child({ component: "client" }),
+    metrics: restClientMetricsFor(registry),
     userAgent: `${FIELD_MANAGER}/0.1.0`,
     ...(flags.kubeApiQps === undefined ? {} : { qps: flags.kubeApiQps }),
     ...(flags.kubeApiBurst === undefined ? {} : { burst: flags.kubeApiBurst }),
   });
-  const registry = new MetricsRegistry();
   const factory = new SharedInformerFactory(client, { logger: logger.child({ component: "informer" }) });
+  const namespace = flags.leaderElectionNamespace ??
+    (config.source.startsWith("in-cluster") ? config.namespace : "default");
+  const manager = new Manager(factory, {
+    registry,
+    metricsAddress: flags.metricsBindAddress,
+    healthAddress: flags.healthProbeBindAddress,
+    logger,
+    ...(flags.leaderElect
+      ? { leaderElection: { client, leaseName: flags.leaderElectionId, namespace } }
+      : {}),
+  });
   const scope = flags.namespace ? { namespace: flags.namespace } : {};
   // Asked for first, so our index is the one the shared informer gets (first caller's options win).
   const deploymentInformer = factory.informer<Deployment>(DEPLOYMENTS, {
@@ -86,15 +80,13 @@ export async function runSampleController(flags: ControllerFlags, options: RunOp
     reportingController: FIELD_MANAGER,
     logger: logger.child({ component: "events" }),
   });
-  const foos = controller<Foo>(factory, {
+  manager.controller<Foo>({
     name: "foo",
     for: FOOS,
     // Our own status writes change only resourceVersion: they must not trigger another sync.
     predicates: [(e: TriggerEvent<Foo>) => e.type !== "update" || fooUpdateNeedsSync(e.oldObject, e.object)],
     owns: [{ ref: DEPLOYMENTS, predicates: [resourceVersionChanged] }],
     workers: flags.workers,
-    registry,
-    logger,
     ...scope,
     reconcile: async (_request, ctx) => {
       const result = await reconcileFoo(ctx.key, {
@@ -109,38 +101,5 @@ export async function runSampleController(flags: ControllerFlags, options: RunOp
       ctx.logger.debug("Synced", { result: result.kind });
     },
   });
-  const server = serveObservability({
-    metricsAddress: flags.metricsBindAddress,
-    healthAddress: flags.healthProbeBindAddress,
-    registry,
-    readyz: () => foos.hasSynced(),
-    signal,
-    logger: logger.child({ component: "observe" }),
-  });
-  factory.start(signal);
-  try {
-    if (!flags.leaderElect) {
-      await foos.run({ signal });
-      return;
-    }
-    let failure: unknown;
-    const elector = new LeaderElector(client, {
-      leaseName: flags.leaderElectionId,
-      namespace: flags.leaderElectionNamespace ??
-        (config.source.startsWith("in-cluster") ? config.namespace : "default"),
-      metrics: leaderMetricsFor(registry),
-      logger: logger.child({ component: "leader" }),
-      onStartedLeading: (leading) =>
-        foos.run({ signal: leading }).catch((error) => {
-          failure = error;
-          fatal.abort(error);
-        }),
-    });
-    await elector.run({ signal });
-    if (failure !== undefined) throw failure;
-    if (!options.signal.aborted) throw new LeadershipLostError();
-  } finally {
-    fatal.abort(new Error("sample-controller stopped"));
-    await server.finished;
-  }
+  await manager.run({ signal: options.signal });
 }

@@ -48,4 +48,4 @@ export {
   usage,
 } from "./flags.ts";
 export { cli, type CliOptions, type ExitCode } from "./cli.ts";
-export { LeadershipLostError, type RunOptions, runSampleController, SERVICE_ACCOUNT_DIR_ENV } from "./app.ts";
+export { type RunOptions, runSampleController, SERVICE_ACCOUNT_DIR_ENV } from "./app.ts";

@@ -1,0 +1,36 @@
+//! Cold-sync probe of kube-rs for bench/peers/run.sh: a reflector over a watcher of ConfigMaps in
+//! one namespace; once the store is ready and holds the expected count, prints
+//! "synced <count> <ms since process start>" and exits.
+//!
+//!     KUBECONFIG=PATH kube-rs-informer <namespace> <expect>
+use std::time::{Duration, Instant};
+
+use futures::StreamExt;
+use k8s_openapi::api::core::v1::ConfigMap;
+use kube::runtime::{WatchStreamExt, reflector, watcher};
+use kube::{Api, Client};
+
+#[tokio::main]
+async fn main() {
+    let start = Instant::now();
+    let mut args = std::env::args().skip(1);
+    let namespace = args.next().expect("usage: kube-rs-informer <namespace> <expect>");
+    let expect: usize = args.next().and_then(|s| s.parse().ok()).unwrap_or(0);
+
+    let client = Client::try_default().await.expect("kubeconfig");
+    let api: Api<ConfigMap> = Api::namespaced(client, &namespace);
+    let (reader, writer) = reflector::store();
+    let stream = reflector(writer, watcher(api, watcher::Config::default()))
+        .default_backoff()
+        .applied_objects();
+    let driver = tokio::spawn(stream.for_each(|_| futures::future::ready(())));
+
+    let deadline = Instant::now() + Duration::from_secs(300);
+    reader.wait_until_ready().await.expect("reflector dropped");
+    while reader.len() < expect {
+        assert!(Instant::now() < deadline, "only {} of {} objects", reader.len(), expect);
+        tokio::time::sleep(Duration::from_millis(1)).await;
+    }
+    println!("synced {} {}", reader.len(), start.elapsed().as_millis());
+    driver.abort();
+}

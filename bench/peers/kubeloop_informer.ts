@@ -1,0 +1,43 @@
+/**
+ * Cold-sync probe of kubeloop for bench/peers/run.sh: an Informer (lib/cache) over a KubeClient
+ * (lib/client) from loadConfig (lib/config) lists and watches ConfigMaps in one namespace; once
+ * `ready()` has resolved and the store holds the expected count, it prints
+ * "synced <count> <ms since process start>" and exits.
+ *
+ *   KUBECONFIG=PATH deno run --allow-net=127.0.0.1 --allow-read \
+ *     --allow-env=KUBECONFIG,HOME,KUBERNETES_SERVICE_HOST,KUBERNETES_SERVICE_PORT \
+ *     bench/peers/kubeloop_informer.ts <namespace> <expect>
+ */
+import { Informer } from "../../lib/cache/mod.ts";
+import { CONFIG_MAPS, KubeClient } from "../../lib/client/mod.ts";
+import { loadConfig } from "../../lib/config/mod.ts";
+
+const [namespace = "default", expectArg = "0"] = Deno.args;
+const expect = Number(expectArg);
+const encoder = new TextEncoder();
+
+function fail(message: string): never {
+  Deno.stderr.writeSync(encoder.encode(`kubeloop-informer: ${message}\n`));
+  Deno.exit(1);
+}
+
+const controller = new AbortController();
+const timeout = setTimeout(() => controller.abort(new Error("not synced within 300 s")), 300_000);
+await using client = new KubeClient(await loadConfig());
+const informer = new Informer(client, CONFIG_MAPS, { namespace });
+const running = informer.run({ signal: controller.signal });
+try {
+  await informer.ready(controller.signal);
+  while (informer.store.size < expect) {
+    controller.signal.throwIfAborted();
+    await new Promise((resolve) => setTimeout(resolve, 1));
+  }
+} catch (error) {
+  fail(error instanceof Error ? error.message : String(error));
+}
+// performance.now() counts from the start of the process (timeOrigin).
+const count = informer.store.size;
+Deno.stdout.writeSync(encoder.encode(`synced ${count} ${Math.round(performance.now())}\n`));
+clearTimeout(timeout);
+controller.abort();
+await running;

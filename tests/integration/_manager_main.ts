@@ -1,0 +1,86 @@
+/**
+ * A tiny controller process for the leader-election, metrics and shutdown integration tests: a Manager
+ * with one ConfigMap controller in one namespace, wired the way main.ts wires the reference controller
+ * (one AbortController, `installSignalHandlers`, exit 0 on a clean shutdown and 1 on a failure).
+ *
+ * Its only argument is a JSON {@linkcode ManagerMainOptions}. A ConfigMap whose `data.sleepMs` is set
+ * makes its reconcile wait that long, ignoring the abort signal, so tests can catch a reconcile in flight.
+ * Reconciles log "Reconcile started" and "Reconcile finished" with the key and this process' identity.
+ */
+import { SharedInformerFactory } from "../../lib/cache/mod.ts";
+import { CONFIG_MAPS, KubeClient } from "../../lib/client/mod.ts";
+import { loadConfig } from "../../lib/config/mod.ts";
+import { installSignalHandlers, type KubeObject, Manager } from "../../lib/controller/mod.ts";
+import { createLogger, MetricsRegistry, restClientMetricsFor } from "../../lib/observe/mod.ts";
+
+/** The program's settings, passed as one JSON argument. */
+export interface ManagerMainOptions {
+  /** Admin kubeconfig of the test control plane. */
+  kubeconfig: string;
+  /** Namespace watched, and where the Lease lives. */
+  namespace: string;
+  /** Leader election identity, also written into every reconcile log line. */
+  identity: string;
+  /** Name of the Lease; omitted: no leader election. */
+  leaseName?: string;
+  /** Port of /metrics on 127.0.0.1. */
+  metricsPort: number;
+  /** Port of /healthz and /readyz on 127.0.0.1. */
+  healthPort: number;
+  /** The Manager's shutdown grace period. @default 30_000 */
+  gracefulShutdownMs?: number;
+}
+
+interface ConfigMap extends KubeObject {
+  data?: Record<string, string>;
+}
+
+async function main(options: ManagerMainOptions): Promise<number> {
+  const logger = createLogger({ level: "debug" }).child({ identity: options.identity });
+  const shutdown = new AbortController();
+  using _signals = installSignalHandlers(shutdown);
+  const config = await loadConfig({ kubeconfig: options.kubeconfig });
+  const registry = new MetricsRegistry();
+  await using client = new KubeClient(config, { metrics: restClientMetricsFor(registry) });
+  const factory = new SharedInformerFactory(client);
+  const manager = new Manager(factory, {
+    registry,
+    logger,
+    metricsAddress: `127.0.0.1:${options.metricsPort}`,
+    healthAddress: `127.0.0.1:${options.healthPort}`,
+    ...(options.gracefulShutdownMs === undefined ? {} : { gracefulShutdownMs: options.gracefulShutdownMs }),
+    ...(options.leaseName === undefined ? {} : {
+      leaderElection: {
+        client,
+        leaseName: options.leaseName,
+        namespace: options.namespace,
+        identity: options.identity,
+      },
+    }),
+  });
+  const configMaps = manager.controller<ConfigMap>({
+    name: "configmaps",
+    for: CONFIG_MAPS,
+    namespace: options.namespace,
+    reconcile: async (_request, ctx) => {
+      const sleepMs = Number(configMaps.primary.store.get(ctx.key)?.data?.["sleepMs"] ?? 0);
+      ctx.logger.info("Reconcile started", { sleepMs });
+      if (sleepMs > 0) await new Promise((resolve) => setTimeout(resolve, sleepMs));
+      ctx.logger.info("Reconcile finished", { aborted: ctx.signal.aborted });
+    },
+  });
+  try {
+    await manager.run({ signal: shutdown.signal });
+    logger.info("Exiting cleanly");
+    return 0;
+  } catch (error) {
+    logger.error("Manager failed", { error });
+    return 1;
+  }
+}
+
+if (import.meta.main) {
+  const [arg] = Deno.args;
+  if (arg === undefined) throw new TypeError("usage: _manager_main.ts '<ManagerMainOptions as JSON>'");
+  Deno.exit(await main(JSON.parse(arg) as ManagerMainOptions));
+}
