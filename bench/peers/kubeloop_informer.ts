@@ -2,10 +2,11 @@
  * Cold-sync probe of kubeloop for bench/peers/run.sh: an Informer (lib/cache) over a KubeClient
  * (lib/client) from loadConfig (lib/config) lists and watches ConfigMaps in one namespace; once
  * `ready()` has resolved and the store holds the expected count, it prints
- * "synced <count> <ms since process start>" and exits.
+ * "synced <count> <ms since process start>" and exits. The start is $KUBELOOP_BENCH_T0_MS (epoch ms,
+ * set by the harness just before it starts the process), else the runtime's time origin.
  *
  *   KUBECONFIG=PATH deno run --allow-net=127.0.0.1 --allow-read \
- *     --allow-env=KUBECONFIG,HOME,KUBERNETES_SERVICE_HOST,KUBERNETES_SERVICE_PORT \
+ *     --allow-env=KUBECONFIG,HOME,KUBERNETES_SERVICE_HOST,KUBERNETES_SERVICE_PORT,KUBELOOP_BENCH_T0_MS \
  *     bench/peers/kubeloop_informer.ts <namespace> <expect>
  */
 import { Informer } from "../../lib/cache/mod.ts";
@@ -15,6 +16,7 @@ import { loadConfig } from "../../lib/config/mod.ts";
 const [namespace = "default", expectArg = "0"] = Deno.args;
 const expect = Number(expectArg);
 const encoder = new TextEncoder();
+const t0 = Number(Deno.env.get("KUBELOOP_BENCH_T0_MS") ?? "");
 
 function fail(message: string): never {
   Deno.stderr.writeSync(encoder.encode(`kubeloop-informer: ${message}\n`));
@@ -35,9 +37,8 @@ try {
 } catch (error) {
   fail(error instanceof Error ? error.message : String(error));
 }
-// performance.now() counts from the start of the process (timeOrigin).
-const count = informer.store.size;
-Deno.stdout.writeSync(encoder.encode(`synced ${count} ${Math.round(performance.now())}\n`));
+const elapsed = t0 > 0 ? Date.now() - t0 : Math.round(performance.now());
+Deno.stdout.writeSync(encoder.encode(`synced ${informer.store.size} ${elapsed}\n`));
 clearTimeout(timeout);
 controller.abort();
 await running;

@@ -119,7 +119,7 @@ log "created $count ConfigMaps in $(($(date +%s) - started)) s"
 command_of() {
   case "$1" in
     kubeloop) echo "$deno run --quiet --allow-net=127.0.0.1 --allow-read \
---allow-env=KUBECONFIG,HOME,KUBERNETES_SERVICE_HOST,KUBERNETES_SERVICE_PORT \
+--allow-env=KUBECONFIG,HOME,KUBERNETES_SERVICE_HOST,KUBERNETES_SERVICE_PORT,KUBELOOP_BENCH_T0_MS \
 --ignore-env=LOG_TOKENS,LOG_STREAM $here/kubeloop_informer.ts $ns $N" ;;
     client-go) echo "$cache/client-go-informer -kubeconfig=$kubeconfig -namespace=$ns -expect=$N" ;;
     client-node) echo "node $cache/client-node/informer.mjs $ns $N" ;;
@@ -131,7 +131,7 @@ command_of() {
 measure() {
   local peer="$1" round="$2" out synced
   # shellcheck disable=SC2046
-  if ! /usr/bin/time -o "$work/time" -f "%e %M" $(command_of "$peer") >"$work/out" 2>"$work/err"; then
+  if ! KUBELOOP_BENCH_T0_MS="$(date +%s%3N)" /usr/bin/time -o "$work/time" -f "%e %M" $(command_of "$peer") >"$work/out" 2>"$work/err"; then
     log "$peer failed:"; tail -n 20 "$work/err" >&2; exit 1
   fi
   out="$(grep '^synced ' "$work/out" | tail -n 1)"

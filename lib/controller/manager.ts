@@ -10,6 +10,8 @@ import type { InformerSource } from "./types.ts";
 export interface InformerFactoryLike extends InformerSource {
   /** Starts every informer created so far (and later ones) until `signal` aborts. */
   start(signal: AbortSignal): void;
+  /** Resolves once every informer stopped after that signal aborted; awaited before `run` resolves. */
+  stopped?(): Promise<void>;
 }
 
 /** Leader election settings of a Manager. */
@@ -151,7 +153,7 @@ export class Manager {
       if (!signal.aborted) throw new LeaderElectionLostError(`${election.namespace}/${election.leaseName}`);
     } finally {
       background.abort();
-      await server?.finished;
+      await Promise.all([server?.finished, this.#factory.stopped?.()]);
       this.#logger.info("Manager stopped");
     }
   }

@@ -1,6 +1,7 @@
 import { ChunkedDecoder } from "./chunked_decoder.ts";
 import type { Connection } from "./connection.ts";
 import { HttpError, ProtocolError } from "./errors.ts";
+import { gunzipStream } from "./gunzip.ts";
 import type { ResponseHead } from "./response_head.ts";
 
 /** How the response body is delimited (RFC 9112 section 6.3). */
@@ -126,8 +127,8 @@ export function rawBodyStream(
 }
 
 /**
- * Removes a gzip content coding (the only one the client asks for); other codings pass through.
- * Corrupt gzip data becomes a ProtocolError naming `url`.
+ * Removes a gzip content coding (the only one the client asks for; concatenated members included);
+ * other codings pass through. Corrupt gzip data becomes a ProtocolError naming `url`.
  */
 export function decodeContent(
   body: ReadableStream<Uint8Array>,
@@ -136,30 +137,7 @@ export function decodeContent(
 ): ReadableStream<Uint8Array> {
   const coding = headers.get("content-encoding")?.trim().toLowerCase();
   if (coding !== "gzip" && coding !== "x-gzip") return body;
-  // DecompressionStream accepts any BufferSource; its typing is merely wider than Uint8Array.
-  const gunzip = new DecompressionStream("gzip") as unknown as ReadableWritablePair<Uint8Array, Uint8Array>;
-  const reader = body.pipeThrough(gunzip).getReader();
-  return new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      let result;
-      try {
-        result = await reader.read();
-      } catch (err) {
-        // DecompressionStream reports corrupt input as a bare TypeError; our own errors pass as they are.
-        if (err instanceof TypeError) {
-          throw new ProtocolError(`Invalid gzip response body from ${url}: ${err.message}`, url, {
-            cause: err,
-          });
-        }
-        throw err;
-      }
-      if (result.done) controller.close();
-      else controller.enqueue(result.value);
-    },
-    cancel(reason) {
-      return reader.cancel(reason);
-    },
-  }, { highWaterMark: 0 });
+  return gunzipStream(body, url);
 }
 
 function truncated(url: string, what: string): HttpError {

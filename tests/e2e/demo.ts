@@ -68,6 +68,12 @@ const controller = new Deno.Command(Deno.execPath(), {
 say("\n$ kubectl apply -f manifests/example-foo.yaml");
 say(await kubectl(kubeconfig, "apply", "-n", "default", "-f", join(root, "manifests/example-foo.yaml")));
 
+// Let the first sync happen, then show the whole story once: the Deployment, the status and the events.
+await new Promise((resolve) => setTimeout(resolve, 3000));
+say("\n$ kubectl describe foo example-foo");
+say(await kubectl(kubeconfig, "describe", "foo", "example-foo", "-n", "default").catch((e) => String(e)));
+
+// Ctrl-C reaches the control plane too (same process group), so nothing may query it after that.
 while (!stop.signal.aborted) {
   say("\n$ kubectl get foos,deployments -n default   (Ctrl-C to stop)");
   say(await kubectl(kubeconfig, "get", "foos,deployments", "-n", "default").catch((e) => String(e)));
@@ -77,8 +83,6 @@ while (!stop.signal.aborted) {
   });
 }
 
-say("\n$ kubectl describe foo example-foo");
-say(await kubectl(kubeconfig, "describe", "foo", "example-foo", "-n", "default").catch((e) => String(e)));
 say("Stopping the controller and the control plane...");
 for (const child of [controller, plane]) {
   try {

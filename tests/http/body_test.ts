@@ -149,6 +149,17 @@ Deno.test("cancelling the body closes the connection and marks it not reusable",
   assert.equal(socket.closed, true);
 });
 
+Deno.test("a gzip body of concatenated members (one per watch event, as kube-apiserver sends) is decoded", async () => {
+  const events = ['{"type":"ADDED","object":{"a":1}}\n', '{"type":"BOOKMARK","object":{"b":"ü"}}\n'];
+  const members = await Promise.all(events.map((e) => gzip(enc.encode(e))));
+  const zipped = concat(...members);
+  const h = head(200, { "content-encoding": "gzip", "content-length": String(zipped.length) });
+  for (const pieces of splits(zipped)) {
+    const r = await readBody(pieces, h);
+    assert.equal(dec.decode(r.body), events.join(""));
+  }
+});
+
 Deno.test("a corrupt gzip body is a ProtocolError naming the URL", async () => {
   const h = head(200, { "content-encoding": "gzip", "content-length": "12" });
   await assert.rejects(

@@ -12,7 +12,11 @@ export async function scrape(url: string): Promise<string> {
  * The sum of every sample of `name` whose labels include `labels`, or undefined when there is none.
  * Only the simple forms our registry writes are understood (no escaped quotes inside label values).
  */
-export function sampleSum(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
+export function sampleSum(
+  text: string,
+  name: string,
+  labels: Record<string, string> = {},
+): number | undefined {
   let sum: number | undefined;
   for (const line of text.split("\n")) {
     const match = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{([^}]*)\})? (\S+)$/.exec(line);

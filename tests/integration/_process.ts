@@ -38,7 +38,12 @@ export async function startManagerProcess(
 ): Promise<ManagerProcess> {
   const metricsPort = freePort();
   const healthPort = freePort();
-  const settings: ManagerMainOptions = { ...options, kubeconfig: testEnv.kubeconfig, metricsPort, healthPort };
+  const settings: ManagerMainOptions = {
+    ...options,
+    kubeconfig: testEnv.kubeconfig,
+    metricsPort,
+    healthPort,
+  };
   const home = Deno.env.get("HOME") ?? "/root";
   const child = new Deno.Command(Deno.execPath(), {
     args: ["run", ...await startTaskPermissions(), program, JSON.stringify(settings)],
@@ -115,6 +120,9 @@ export async function waitForOk(url: string, timeoutMs = 20_000): Promise<void> 
 }
 
 /** True for the reconcile log lines of `key`. */
-export function reconcileLine(msg: "Reconcile started" | "Reconcile finished", key: string) {
+export function reconcileLine(
+  msg: "Reconcile started" | "Reconcile finished",
+  key: string,
+): (line: LogLine) => boolean {
   return (line: LogLine): boolean => line.msg === msg && line["key"] === key;
 }

@@ -60,14 +60,17 @@ async function createUpdateDelete(
   assert.equal(valueOf(added.object), 1);
   assert.equal(informer.store.getByName(name, namespace), added.object);
 
-  const updated = await client.replace(ref, { ...created, ...withValue(make(2), created) }, { namespace });
+  const updated = await client.replace(ref, withValue(make(2), created), { namespace });
   const update = await eventually(() => calls.find((c) => c.type === "update"), { message: "onUpdate" });
   assert.ok(update.type === "update");
   assert.equal(valueOf(update.oldObject), 1);
   assert.equal(update.oldObject.metadata.resourceVersion, created.metadata.resourceVersion);
   assert.equal(valueOf(update.object), 2);
   assert.equal(update.object.metadata.resourceVersion, updated.metadata.resourceVersion);
-  assert.equal(informer.store.getByName(name, namespace)?.metadata.resourceVersion, updated.metadata.resourceVersion);
+  assert.equal(
+    informer.store.getByName(name, namespace)?.metadata.resourceVersion,
+    updated.metadata.resourceVersion,
+  );
 
   await client.delete(ref, name, { namespace });
   const deleted = await eventually(() => calls.find((c) => c.type === "delete"), { message: "onDelete" });
@@ -86,7 +89,10 @@ async function createUpdateDelete(
 
 /** `fresh` with the identity (name, resourceVersion) of `current`, ready for a conditional replace. */
 function withValue(fresh: KubeObject, current: KubeObject): KubeObject {
-  return { ...fresh, metadata: { ...fresh.metadata, resourceVersion: current.metadata.resourceVersion } };
+  return {
+    ...fresh,
+    metadata: { ...fresh.metadata, resourceVersion: current.metadata.resourceVersion ?? "" },
+  };
 }
 
 Deno.test("an informer on ConfigMaps hands onAdd, onUpdate and onDelete the server's objects", async () => {
@@ -101,7 +107,12 @@ Deno.test("an informer on ConfigMaps hands onAdd, onUpdate and onDelete the serv
 
 Deno.test("an informer on Foo custom resources hands onAdd, onUpdate and onDelete the server's objects", async () => {
   await kubectlOk(["apply", "-f", crdPath]);
-  await kubectlOk(["wait", "--for=condition=Established", "--timeout=30s", "crd/foos.samplecontroller.k8s.io"]);
+  await kubectlOk([
+    "wait",
+    "--for=condition=Established",
+    "--timeout=30s",
+    "crd/foos.samplecontroller.k8s.io",
+  ]);
   await using ns = await createNamespace("inf-foo");
   await createUpdateDelete(
     FOOS,

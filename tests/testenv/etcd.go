@@ -12,7 +12,8 @@ import (
 )
 
 // startEtcd runs a single-member etcd inside this process, listening on loopback only.
-func startEtcd(dataDir string) (*embed.Etcd, string, error) {
+// Its log goes to logPath: etcd reports its own orderly shutdown at error level.
+func startEtcd(dataDir, logPath string) (*embed.Etcd, string, error) {
 	clientPort, err := freePort()
 	if err != nil {
 		return nil, "", err
@@ -28,8 +29,8 @@ func startEtcd(dataDir string) (*embed.Etcd, string, error) {
 	cfg.Dir = dataDir
 	cfg.UnsafeNoFsync = true // test data only; saves seconds per run on slow disks
 	cfg.Logger = "zap"
-	cfg.LogLevel = "error"
-	cfg.LogOutputs = []string{"stderr"}
+	cfg.LogLevel = "warn"
+	cfg.LogOutputs = []string{logPath}
 	cfg.ListenClientUrls = []url.URL{clientURL}
 	cfg.AdvertiseClientUrls = []url.URL{clientURL}
 	cfg.ListenPeerUrls = []url.URL{peerURL}

@@ -82,9 +82,9 @@ func run(dir, binDir string, withKCM bool, printFmt string, stdinEOF bool, logFi
 	if err != nil {
 		return fmt.Errorf("pki: %w", err)
 	}
-	etcd, etcdURL, err := startEtcd(p("etcd"))
+	etcd, etcdURL, err := startEtcd(p("etcd"), p("etcd.log"))
 	if err != nil {
-		return fmt.Errorf("etcd: %w", err)
+		return fmt.Errorf("etcd: %w (log: %s)", err, p("etcd.log"))
 	}
 	defer etcd.Close()
 	logf("etcd ready at %s after %v", etcdURL, time.Since(started).Round(time.Millisecond))

@@ -1,6 +1,8 @@
 // Cold-sync probe of @kubernetes/client-node for bench/peers/run.sh: makeInformer lists and watches
 // ConfigMaps in one namespace; once start() has resolved (list applied, watch opened) and the cache
-// holds the expected count, prints "synced <count> <ms since process start>" and exits.
+// holds the expected count, prints "synced <count> <ms since process start>" and exits. The start is
+// $KUBELOOP_BENCH_T0_MS (epoch ms, set by the harness just before it starts the process), else the
+// runtime's time origin.
 //
 //   KUBECONFIG=PATH node informer.mjs <namespace> <expect>
 import { performance } from "node:perf_hooks";
@@ -8,6 +10,7 @@ import { CoreV1Api, KubeConfig, makeInformer } from "@kubernetes/client-node";
 
 const [namespace = "default", expectArg = "0"] = process.argv.slice(2);
 const expect = Number(expectArg);
+const t0 = Number(process.env.KUBELOOP_BENCH_T0_MS ?? "");
 
 const kc = new KubeConfig();
 kc.loadFromDefault();
@@ -30,7 +33,7 @@ while (informer.list(namespace).length < expect) {
   }
   await new Promise((r) => setTimeout(r, 1));
 }
-// performance.now() counts from the start of the process (timeOrigin).
-process.stdout.write(`synced ${informer.list(namespace).length} ${Math.round(performance.now())}\n`);
+const elapsed = t0 > 0 ? Date.now() - t0 : Math.round(performance.now());
+process.stdout.write(`synced ${informer.list(namespace).length} ${elapsed}\n`);
 await informer.stop();
 process.exit(0);

@@ -1,9 +1,10 @@
 //! Cold-sync probe of kube-rs for bench/peers/run.sh: a reflector over a watcher of ConfigMaps in
 //! one namespace; once the store is ready and holds the expected count, prints
-//! "synced <count> <ms since process start>" and exits.
+//! "synced <count> <ms since process start>" and exits. The start is $KUBELOOP_BENCH_T0_MS (epoch ms,
+//! set by the harness just before it starts the process), else the start of `main`.
 //!
 //!     KUBECONFIG=PATH kube-rs-informer <namespace> <expect>
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use futures::StreamExt;
 use k8s_openapi::api::core::v1::ConfigMap;
@@ -31,6 +32,12 @@ async fn main() {
         assert!(Instant::now() < deadline, "only {} of {} objects", reader.len(), expect);
         tokio::time::sleep(Duration::from_millis(1)).await;
     }
-    println!("synced {} {}", reader.len(), start.elapsed().as_millis());
+    let t0: u128 = std::env::var("KUBELOOP_BENCH_T0_MS").ok().and_then(|s| s.parse().ok()).unwrap_or(0);
+    let elapsed = if t0 > 0 {
+        SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_millis().saturating_sub(t0)
+    } else {
+        start.elapsed().as_millis()
+    };
+    println!("synced {} {}", reader.len(), elapsed);
     driver.abort();
 }

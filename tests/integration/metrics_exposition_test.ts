@@ -1,0 +1,82 @@
+/**
+ * The reference controller's /metrics, scraped from the real process (in-cluster, shipped RBAC), checked
+ * with `promtool check metrics` and watched while it reconciles Foos on the real API server.
+ */
+import assert from "node:assert/strict";
+import { startController } from "../e2e/controller_process.ts";
+import { createNamespace, eventually } from "../_util/testenv.ts";
+import { promtoolCheck, sampleSum, scrape } from "./_metrics.ts";
+import { waitForOk } from "./_process.ts";
+import { applyFoo, installSampleControllerPrerequisites } from "./_sample_controller.ts";
+
+/** The names issue 5 requires, with controller-runtime's and client-go's meaning. */
+const REQUIRED = [
+  "controller_runtime_reconcile_total",
+  "controller_runtime_reconcile_errors_total",
+  "controller_runtime_reconcile_time_seconds",
+  "controller_runtime_active_workers",
+  "controller_runtime_max_concurrent_reconciles",
+  "workqueue_depth",
+  "workqueue_adds_total",
+  "workqueue_queue_duration_seconds",
+  "workqueue_work_duration_seconds",
+  "workqueue_unfinished_work_seconds",
+  "workqueue_longest_running_processor_seconds",
+  "workqueue_retries_total",
+  "rest_client_requests_total",
+  "leader_election_master_status",
+];
+
+Deno.test("promtool check metrics rejects exposition that breaks the rules, so a pass means something", async () => {
+  const unsuffixed = "# HELP things_done Things.\n# TYPE things_done counter\nthings_done 1\n";
+  assert.notEqual((await promtoolCheck(unsuffixed)).code, 0);
+  assert.notEqual((await promtoolCheck("broken{ 1\n")).code, 0);
+  assert.equal((await promtoolCheck(unsuffixed.replaceAll("things_done", "things_done_total"))).code, 0);
+});
+
+Deno.test("the reference controller's /metrics passes promtool and its counters move as Foos are reconciled", async () => {
+  await installSampleControllerPrerequisites();
+  await using ns = await createNamespace("metrics");
+  const leaseName = `metrics-${ns.name}`;
+  const controller = await startController([`--leader-election-id=${leaseName}`, `--namespace=${ns.name}`]);
+  try {
+    await waitForOk(`${controller.healthUrl}/readyz`, 30_000);
+    const before = await eventually(async () => {
+      const text = await scrape(controller.metricsUrl);
+      return sampleSum(text, "leader_election_master_status", { name: leaseName }) === 1 ? text : undefined;
+    }, { message: `the controller did not lead; logs:\n${controller.logs().slice(-4000)}` });
+    const first = await promtoolCheck(before);
+    assert.equal(first.code, 0, `promtool check metrics failed:\n${first.output}`);
+    for (const name of REQUIRED) assert.match(before, new RegExp(`^# TYPE ${name} `, "m"), name);
+
+    const reconciles = (text: string) =>
+      sampleSum(text, "controller_runtime_reconcile_total", { controller: "foo" });
+    const adds = (text: string) => sampleSum(text, "workqueue_adds_total", { name: "foo" });
+    const requests = (text: string) => sampleSum(text, "rest_client_requests_total");
+    const reconcilesBefore = reconciles(before) ?? Number.NaN;
+    const addsBefore = adds(before) ?? Number.NaN;
+    const requestsBefore = requests(before) ?? Number.NaN;
+    assert.ok(requestsBefore > 0, "list, watch and Lease requests were counted");
+
+    for (const name of ["alpha", "beta", "gamma"]) await applyFoo(ns.name, name);
+    const after = await eventually(async () => {
+      const text = await scrape(controller.metricsUrl);
+      return (reconciles(text) ?? 0) >= reconcilesBefore + 3 ? text : undefined;
+    }, { message: `reconcile_total did not grow by 3; logs:\n${controller.logs().slice(-4000)}` });
+    assert.ok((adds(after) ?? 0) >= addsBefore + 3, "workqueue_adds_total moved");
+    assert.ok((requests(after) ?? 0) > requestsBefore, "rest_client_requests_total moved");
+    assert.ok(
+      (sampleSum(after, "rest_client_requests_total", { method: "PATCH" }) ?? 0) >= 3,
+      "Deployments applied",
+    );
+    assert.ok(
+      (sampleSum(after, "controller_runtime_reconcile_time_seconds_count", { controller: "foo" }) ?? 0) >= 3,
+    );
+    assert.ok((sampleSum(after, "rest_client_request_duration_seconds_count") ?? 0) > 0);
+    const second = await promtoolCheck(after);
+    assert.equal(second.code, 0, `promtool check metrics failed:\n${second.output}`);
+  } finally {
+    const code = await controller.stop();
+    assert.equal(code, 0, controller.logs().slice(-4000));
+  }
+});
