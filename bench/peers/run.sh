@@ -127,7 +127,7 @@ command_of() {
   esac
 }
 
-# One run: appends "<peer> <synced ms> <wall s> <rss KB>" to $work/results.
+# One run: appends "<peer> <round> <synced ms> <wall s> <rss KB>" to $work/results.
 measure() {
   local peer="$1" round="$2" out synced
   # shellcheck disable=SC2046
@@ -138,7 +138,7 @@ measure() {
   [ "$(echo "$out" | cut -d' ' -f2)" = "$N" ] || { log "$peer printed '$out'"; exit 1; }
   synced="$(echo "$out" | cut -d' ' -f3)"
   log "$round $peer: synced ${synced} ms, wall/rss $(tail -n 1 "$work/time")"
-  [ "$round" = "warm-up" ] || echo "$peer $synced $(tail -n 1 "$work/time")" >>"$work/results"
+  [ "$round" = "warm-up" ] || echo "$peer ${round#run } $synced $(tail -n 1 "$work/time")" >>"$work/results"
 }
 
 : >"$work/results"
@@ -155,19 +155,29 @@ awk -v order="$PEERS" '
     for (i = 2; i <= n; i++) { t = a[i]; for (j = i - 1; j >= 1 && a[j] + 0 > t + 0; j--) a[j + 1] = a[j]; a[j + 1] = t }
     return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
   }
-  { s[$1] = s[$1] " " $2; w[$1] = w[$1] " " $3; m[$1] = m[$1] " " $4 }
+  { split($2, rr, "/"); r = rr[1]; rounds[r] = 1
+    s[$1] = s[$1] " " $3; w[$1] = w[$1] " " $4; m[$1] = m[$1] " " $5
+    S[$1, r] = $3; W[$1, r] = $4; M[$1, r] = $5 }
   END {
     n = split(order, peers, " ")
-    for (i = 1; i <= n; i++) { p = peers[i]; ms[p] = median(s[p]); ws[p] = median(w[p]); rs[p] = median(m[p]) / 1024 }
     base = peers[1]
+    for (i = 1; i <= n; i++) {
+      p = peers[i]; ms[p] = median(s[p]); ws[p] = median(w[p]); rs[p] = median(m[p]) / 1024
+      rsyn = ""; rwall = ""
+      for (r in rounds) { rsyn = rsyn " " S[p, r] / S[base, r]; rwall = rwall " " W[p, r] / W[base, r] }
+      qs[p] = median(rsyn); qw[p] = median(rwall)
+    }
     printf "| program | time-to-synced (ms) | wall (s) | peak RSS (MB) | synced vs %s | wall vs %s | RSS vs %s |\n", base, base, base
     print "|---|---:|---:|---:|---:|---:|---:|"
     for (i = 1; i <= n; i++) {
       p = peers[i]
-      printf "| %s | %d | %.2f | %.0f | %.2fx | %.2fx | %.2fx |\n", p, ms[p], ws[p], rs[p], ms[p] / ms[base], ws[p] / ws[base], rs[p] / rs[base]
+      printf "| %s | %d | %.2f | %.0f | %.2fx | %.2fx | %.2fx |\n", p, ms[p], ws[p], rs[p], qs[p], qw[p], rs[p] / rs[base]
     }
+    print ""
+    print "Times and RSS are medians over runs; the time ratios are medians of per-round ratios (each round runs"
+    print "every program back to back, so a ratio compares runs made under the same background load)."
   }' "$work/results"
 echo
-echo "Raw runs (program, synced ms, wall s, peak RSS KB):"
+echo "Raw runs (program, round, synced ms, wall s, peak RSS KB):"
 echo
 sed 's/^/    /' "$work/results"

@@ -8,6 +8,7 @@ export { createLogger, type LogFormat, type LoggerOptions, type LogLevel } from 
 export { type HistogramOptions, type MetricOptions, MetricsRegistry } from "./metrics.ts";
 export { Counter, Gauge, Histogram, type HistogramState, Metric, type MetricType } from "./metric_types.ts";
 export { DEFAULT_BUCKETS, exponentialBuckets, type Labels } from "./exposition.ts";
+export { informerMetricsFor } from "./informer_metrics.ts";
 export { queueMetricsFor } from "./queue_metrics.ts";
 export { restClientMetricsFor } from "./rest_client_metrics.ts";
 export {

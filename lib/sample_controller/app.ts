@@ -3,7 +3,7 @@ import { KubeClient } from "../client/mod.ts";
 import { loadConfig } from "../config/mod.ts";
 import { Manager, resourceVersionChanged, type TriggerEvent } from "../controller/mod.ts";
 import { EventRecorder } from "../events/mod.ts";
-import { type Logger, MetricsRegistry, restClientMetricsFor } from "../observe/mod.ts";
+import { informerMetricsFor, type Logger, MetricsRegistry, restClientMetricsFor } from "../observe/mod.ts";
 import type { ControllerFlags } from "./controller_flags.ts";
 import { controllerOf } from "./ownership.ts";
 import { type DeploymentReader, reconcileFoo } from "./reconcile.ts";
@@ -53,7 +53,10 @@ export async function runSampleController(flags: ControllerFlags, options: RunOp
     ...(flags.kubeApiQps === undefined ? {} : { qps: flags.kubeApiQps }),
     ...(flags.kubeApiBurst === undefined ? {} : { burst: flags.kubeApiBurst }),
   });
-  const factory = new SharedInformerFactory(client, { logger: logger.child({ component: "informer" }) });
+  const factory = new SharedInformerFactory(client, {
+    logger: logger.child({ component: "informer" }),
+    metrics: informerMetricsFor(registry),
+  });
   const namespace = flags.leaderElectionNamespace ??
     (config.source.startsWith("in-cluster") ? config.namespace : "default");
   const manager = new Manager(factory, {

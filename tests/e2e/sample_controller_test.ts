@@ -268,6 +268,12 @@ Deno.test("the controller, in-cluster with the shipped RBAC, behaves like sample
       const text = await (await fetch(controller.metricsUrl)).text();
       assert.match(text, /controller_runtime_reconcile_total\{/);
       assert.match(text, /leader_election_master_status\{name="kubeloop-sample-controller"\} 1/);
+      // The informers were fed by their watches the whole time, without a single failed watch.
+      assert.match(
+        text,
+        /kubeloop_informer_events_total\{resource="samplecontroller.k8s.io\/v1alpha1\/foos",type="ADDED"\} [1-9]/,
+      );
+      assert.doesNotMatch(text, /kubeloop_informer_(watch|decode)_errors_total\{[^}]*\} [1-9]/);
     });
   } finally {
     const code = await controller.stop();

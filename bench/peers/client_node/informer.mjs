@@ -1,3 +1,4 @@
+// @ts-nocheck: run by Node with its own node_modules (see run.sh), not part of the Deno module graph.
 // Cold-sync probe of @kubernetes/client-node for bench/peers/run.sh: makeInformer lists and watches
 // ConfigMaps in one namespace; once start() has resolved (list applied, watch opened) and the cache
 // holds the expected count, prints "synced <count> <ms since process start>" and exits. The start is
@@ -24,7 +25,8 @@ function fail(message) {
   process.stderr.write(`client-node-informer: ${message}\n`);
   process.exit(1);
 }
-informer.on("error", (err) => fail(err?.message ?? String(err)));
+let stopping = false;
+informer.on("error", (err) => stopping || fail(err?.message ?? String(err)));
 await informer.start();
 const deadline = Date.now() + 300_000;
 while (informer.list(namespace).length < expect) {
@@ -35,5 +37,6 @@ while (informer.list(namespace).length < expect) {
 }
 const elapsed = t0 > 0 ? Date.now() - t0 : Math.round(performance.now());
 process.stdout.write(`synced ${informer.list(namespace).length} ${elapsed}\n`);
+stopping = true;
 await informer.stop();
 process.exit(0);

@@ -1,0 +1,87 @@
+/**
+ * Decoding one 10,000-item ConfigMap list (the body of an unpaged LIST, ~2.4 KB per item as the API
+ * server returns it: labels, annotations, ~1 KB of data, managedFields), pre-rendered as bytes.
+ *
+ * - baseline: `JSON.parse` of the already decoded string (the floor: no bytes, no UTF-8 decoding);
+ * - our path: what `KubeClient.list` does with a response body, `ClientResponse.text()` (collect the
+ *   16 KiB chunks the socket and chunked decoder deliver, concatenate, `TextDecoder.decode`) then
+ *   `JSON.parse`;
+ * - its parts: `TextDecoder.decode` of one contiguous buffer + `JSON.parse` (no stream, no copy);
+ * - for scale: the web-standard `new Response(stream).json()`.
+ *
+ *   deno bench bench/list_decode_bench.ts
+ */
+import { ClientResponse } from "../lib/http/response.ts";
+import { serverConfigMap } from "./peers/configmaps.ts";
+
+const ITEMS = 10_000;
+const CHUNK = 16 * 1024;
+
+const items = Array.from({ length: ITEMS }, (_, i) => serverConfigMap(i, "bench-ns"));
+const text = JSON.stringify({
+  kind: "ConfigMapList",
+  apiVersion: "v1",
+  metadata: { resourceVersion: String(1_000 + ITEMS) },
+  items,
+});
+const bytes = new TextEncoder().encode(text);
+const chunks: Uint8Array[] = [];
+for (let at = 0; at < bytes.length; at += CHUNK) chunks.push(bytes.slice(at, at + CHUNK));
+const mb = (bytes.length / 1e6).toFixed(1);
+
+function chunkStream(): ReadableStream<Uint8Array> {
+  let i = 0;
+  return new ReadableStream({
+    pull(controller) {
+      const chunk = chunks[i++];
+      if (chunk) controller.enqueue(chunk);
+      else controller.close();
+    },
+  });
+}
+
+function check(list: { items: unknown[] }): void {
+  if (list.items.length !== ITEMS) throw new Error("lost items");
+}
+
+Deno.bench({
+  name: `JSON.parse(string) of a ${ITEMS}-item ConfigMapList (${mb} MB)`,
+  group: "list decode",
+  baseline: true,
+  n: 30,
+  warmup: 5,
+  fn() {
+    check(JSON.parse(text));
+  },
+});
+
+Deno.bench({
+  name: "KubeClient path: ClientResponse.text() over 16 KiB chunks + JSON.parse",
+  group: "list decode",
+  n: 30,
+  warmup: 5,
+  async fn() {
+    const res = new ClientResponse(200, "OK", new Headers(), chunkStream());
+    check(JSON.parse(await res.text()));
+  },
+});
+
+Deno.bench({
+  name: "TextDecoder.decode(contiguous bytes) + JSON.parse",
+  group: "list decode",
+  n: 30,
+  warmup: 5,
+  fn() {
+    check(JSON.parse(new TextDecoder().decode(bytes)));
+  },
+});
+
+Deno.bench({
+  name: "new Response(16 KiB chunk stream).json()",
+  group: "list decode",
+  n: 30,
+  warmup: 5,
+  async fn() {
+    check(await new Response(chunkStream()).json());
+  },
+});

@@ -1,0 +1,52 @@
+import type { InformerMetrics } from "../cache/informer_metrics.ts";
+import type { MetricsRegistry } from "./metrics.ts";
+
+/**
+ * Informer metrics hooks backed by `registry`. No peer exposes these; they answer "is my cache
+ * still being fed?", labelled `{resource}` ("apps/v1/deployments"):
+ * kubeloop_informer_relists_total, kubeloop_informer_watch_restarts_total,
+ * kubeloop_informer_watch_errors_total, kubeloop_informer_decode_errors_total,
+ * kubeloop_informer_events_total{type} and kubeloop_informer_last_event_timestamp_seconds
+ * (alert on `time() - kubeloop_informer_last_event_timestamp_seconds` growing past the watch timeout).
+ */
+export function informerMetricsFor(registry: MetricsRegistry): InformerMetrics {
+  const labelNames = ["resource"];
+  const relists = registry.counter(
+    "kubeloop_informer_relists_total",
+    "Full lists started by informers.",
+    labelNames,
+  );
+  const restarts = registry.counter(
+    "kubeloop_informer_watch_restarts_total",
+    "Watch requests sent by informers (the first one and every restart).",
+    labelNames,
+  );
+  const errors = registry.counter(
+    "kubeloop_informer_watch_errors_total",
+    "Errors reported by informer watches (network, server, decoding); each is retried with backoff.",
+    labelNames,
+  );
+  const decodeErrors = registry.counter(
+    "kubeloop_informer_decode_errors_total",
+    "Watch stream lines that could not be decoded; the watch restarts from the last good resourceVersion.",
+    labelNames,
+  );
+  const events = registry.counter(
+    "kubeloop_informer_events_total",
+    "Watch events received by informers, by type.",
+    ["resource", "type"],
+  );
+  const lastEvent = registry.gauge(
+    "kubeloop_informer_last_event_timestamp_seconds",
+    "Unix time of the last watch event an informer received (bookmarks included).",
+    labelNames,
+  );
+  return {
+    relist: (resource) => relists.inc({ resource }),
+    watchRestart: (resource) => restarts.inc({ resource }),
+    watchError: (resource) => errors.inc({ resource }),
+    decodeError: (resource) => decodeErrors.inc({ resource }),
+    eventReceived: (resource, type) => events.inc({ resource, type }),
+    lastEventTimestamp: (resource, ms) => lastEvent.set({ resource }, ms / 1000),
+  };
+}
