@@ -24,6 +24,7 @@ gate() { # gate NAME CMD... : a check that counts as one test
 gate "deno fmt --check" "$deno" fmt --check
 gate "deno lint" "$deno" lint
 gate "deno check" "$deno" check main.ts lib/ tests/ bench/
+gate "deno check README examples" "$deno" check --doc-only README.md
 gate "deno doc --lint" "$deno" doc --lint lib/mod.ts lib/sample_controller/mod.ts
 
 dirs=()

@@ -1,5 +1,6 @@
 import { join } from "node:path";
 import { kubectlOk, testEnv } from "../_util/testenv.ts";
+import { captureOutput } from "../_util/captured_output.ts";
 
 const root = new URL("../../", import.meta.url).pathname;
 
@@ -80,12 +81,7 @@ export async function startController(extraArgs: string[] = []): Promise<Control
     stdout: "piped",
     stderr: "piped",
   }).spawn();
-  let output = "";
-  const pump = (stream: ReadableStream<Uint8Array>) =>
-    stream.pipeThrough(new TextDecoderStream()).pipeTo(
-      new WritableStream({ write: (chunk) => void (output += chunk) }),
-    );
-  const pumps = Promise.all([pump(child.stdout), pump(child.stderr)]);
+  const captured = captureOutput(child);
   let exited: Promise<number> | undefined;
   const stop = () => {
     if (!exited) {
@@ -93,7 +89,7 @@ export async function startController(extraArgs: string[] = []): Promise<Control
         child.kill("SIGTERM");
       } catch { /* already gone */ }
       exited = child.status.then(async (s) => {
-        await pumps;
+        await captured.done;
         await Deno.remove(saDir, { recursive: true });
         await Deno.remove(home, { recursive: true });
         return s.code;
@@ -105,7 +101,7 @@ export async function startController(extraArgs: string[] = []): Promise<Control
     healthUrl: `http://127.0.0.1:${healthPort}`,
     metricsUrl: `http://127.0.0.1:${metricsPort}/metrics`,
     stop,
-    logs: () => output,
+    logs: () => captured.text(),
     async [Symbol.asyncDispose]() {
       await stop();
     },

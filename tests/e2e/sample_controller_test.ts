@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { createNamespace, eventually, kubectl, kubectlOk } from "../_util/testenv.ts";
+import { installSampleControllerPrerequisites } from "../_util/sample_controller.ts";
 import { startController } from "./controller_process.ts";
 
 const root = new URL("../../", import.meta.url).pathname;
@@ -27,19 +28,6 @@ function ready(foo: Json): Json {
   return foo?.status?.conditions?.find((c: Json) => c.type === "Ready");
 }
 
-async function installCrdAndRbac(): Promise<void> {
-  await kubectlOk(["apply", "-f", join(root, "crds")]);
-  await kubectlOk([
-    "wait",
-    "--for=condition=Established",
-    "crd/foos.samplecontroller.k8s.io",
-    "--timeout=30s",
-  ]);
-  for (const file of ["namespace.yaml", "service_account.yaml", "rbac.yaml"]) {
-    await kubectlOk(["apply", "-f", join(root, "manifests", file)]);
-  }
-}
-
 Deno.test("kubectl apply -k manifests/ --dry-run=server is accepted by the real apiserver", async () => {
   // A server dry run cannot create objects inside a namespace that does not exist yet, so that one goes first.
   await kubectlOk(["apply", "-f", join(root, "manifests", "namespace.yaml")]);
@@ -52,7 +40,7 @@ Deno.test("kubectl apply -k manifests/ --dry-run=server is accepted by the real 
 });
 
 Deno.test("the shipped RBAC grants nothing broader: the controller's token cannot read Secrets or delete Deployments", async () => {
-  await installCrdAndRbac();
+  await installSampleControllerPrerequisites();
   const sa = "system:serviceaccount:kubeloop-system:kubeloop-sample-controller";
   const can = async (...args: string[]) =>
     (await kubectl(["auth", "can-i", ...args, `--as=${sa}`])).stdout.trim();
@@ -66,7 +54,7 @@ Deno.test("the shipped RBAC grants nothing broader: the controller's token canno
 });
 
 Deno.test("the controller, in-cluster with the shipped RBAC, behaves like sample-controller and better", async (t) => {
-  await installCrdAndRbac();
+  await installSampleControllerPrerequisites();
   await using ns = await createNamespace("e2e-foo");
   const controller = await startController();
   try {

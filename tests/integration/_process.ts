@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { freePort, startTaskPermissions } from "../e2e/controller_process.ts";
 import { eventually, testEnv } from "../_util/testenv.ts";
 import type { ManagerMainOptions } from "./_manager_main.ts";
+import { captureOutput } from "../_util/captured_output.ts";
 
 /** One JSON log line of the subprocess. */
 export type LogLine = Record<string, unknown> & { msg?: string; level?: string };
@@ -58,14 +59,9 @@ export async function startManagerProcess(
     stdout: "piped",
     stderr: "piped",
   }).spawn();
-  let output = "";
-  const pump = (stream: ReadableStream<Uint8Array>) =>
-    stream.pipeThrough(new TextDecoderStream()).pipeTo(
-      new WritableStream({ write: (chunk) => void (output += chunk) }),
-    );
-  const pumps = Promise.all([pump(child.stdout), pump(child.stderr)]);
+  const captured = captureOutput(child);
   const exited = child.status.then(async (status) => {
-    await pumps;
+    await captured.done;
     return status.code;
   });
   let done = false;
@@ -78,7 +74,7 @@ export async function startManagerProcess(
       // Already exited.
     }
   };
-  const lines = () => output.split("\n").filter((l) => l.trim() !== "").map(parseLine);
+  const lines = () => captured.text().split("\n").filter((l) => l.trim() !== "").map(parseLine);
   return {
     identity: options.identity,
     metricsUrl: `http://127.0.0.1:${metricsPort}/metrics`,
@@ -86,12 +82,12 @@ export async function startManagerProcess(
     exited,
     kill,
     lines,
-    output: () => output,
+    output: () => captured.text(),
     waitForLine: (match, timeoutMs = 20_000) =>
       eventually(() => lines().find(match), {
         timeoutMs,
         intervalMs: 50,
-        message: `no matching log line from ${options.identity}; output:\n${output.slice(-6000)}`,
+        message: `no matching log line from ${options.identity}; output:\n${captured.text().slice(-6000)}`,
       }),
     async [Symbol.asyncDispose]() {
       kill("SIGKILL");

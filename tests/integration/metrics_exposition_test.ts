@@ -7,7 +7,7 @@ import { startController } from "../e2e/controller_process.ts";
 import { createNamespace, eventually } from "../_util/testenv.ts";
 import { promtoolCheck, sampleSum, scrape } from "./_metrics.ts";
 import { waitForOk } from "./_process.ts";
-import { applyFoo, installSampleControllerPrerequisites } from "./_sample_controller.ts";
+import { applyFoo, installSampleControllerPrerequisites } from "../_util/sample_controller.ts";
 
 /** The names issue 5 requires, with controller-runtime's and client-go's meaning. */
 const REQUIRED = [

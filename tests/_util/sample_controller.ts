@@ -1,6 +1,6 @@
-/** Installing the reference controller's CRD and RBAC on the test control plane. */
+/** Installing the reference controller's CRD and RBAC on the test control plane (integration and e2e tests). */
 import { join } from "node:path";
-import { kubectlOk } from "../_util/testenv.ts";
+import { kubectlOk } from "./testenv.ts";
 
 const root = new URL("../../", import.meta.url).pathname;
 
