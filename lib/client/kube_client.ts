@@ -9,76 +9,16 @@ import { errorFromResponse } from "./error_response.ts";
 import { type PathParts, resourcePath, selectorQuery } from "./paths.ts";
 import { noopRequestMetrics, type RequestMetrics } from "./request_metrics.ts";
 import { TokenBucket } from "./token_bucket.ts";
+import type {
+  DeleteOptions,
+  KubeClientOptions,
+  ListPage,
+  ObjectOptions,
+  PatchOptions,
+  PatchType,
+  WriteOptions,
+} from "./client_options.ts";
 import type { KubeObject, ListOptions, ObjectList, ResourceRef, WatchOptions } from "./types.ts";
-
-/** Options of a KubeClient. */
-export interface KubeClientOptions {
-  /**
-   * Sends the requests. When absent, the client creates its own HttpClient per TLS identity
-   * (an exec plugin may hand out a new client certificate) and closes them on dispose.
-   */
-  readonly transport?: Transport;
-  /** Client-side rate limit in requests per second; absent or 0 means no client-side limit. @default undefined */
-  readonly qps?: number;
-  /** Burst for `qps`. @default 10 */
-  readonly burst?: number;
-  /** Retries of a request answered 429, or 503 with Retry-After. @default 5 */
-  readonly maxRetries?: number;
-  /** Upper bound of one Retry-After wait. @default 30_000 */
-  readonly maxRetryWaitMs?: number;
-  /** Request metrics hooks. @default no-op */
-  readonly metrics?: RequestMetrics;
-  /** Where retries and continue-token restarts are logged. @default no-op */
-  readonly logger?: Logger;
-  /** Time source for retries and the limiter. @default systemClock */
-  readonly clock?: Clock;
-  /** User-Agent header. @default "kubeloop/0.1.0" */
-  readonly userAgent?: string;
-}
-
-/** Options of calls that address one object. */
-export interface ObjectOptions {
-  /** Defaults to the object's own namespace, then the client's namespace (namespaced resources only). */
-  readonly namespace?: string;
-  /** Aborts the request. */
-  readonly signal?: AbortSignal;
-}
-
-/** Options of writes. */
-export interface WriteOptions extends ObjectOptions {
-  /** Recorded in managedFields. */
-  readonly fieldManager?: string;
-  /** Validate and admit, but do not persist. */
-  readonly dryRun?: boolean;
-}
-
-/** Patch formats the API server understands. */
-export type PatchType = "merge" | "json" | "strategic" | "apply";
-
-/** Options of a patch. `apply` is server-side apply and needs a fieldManager. */
-export interface PatchOptions extends WriteOptions {
-  /** The patch format. */
-  readonly type: PatchType;
-  /** Server-side apply: take ownership of fields other managers own. */
-  readonly force?: boolean;
-  /** e.g. "status". */
-  readonly subresource?: string;
-}
-
-/** Options of a delete. */
-export interface DeleteOptions extends ObjectOptions {
-  /** What happens to dependents. @default the server's default (Background for most kinds) */
-  readonly propagationPolicy?: "Background" | "Foreground" | "Orphan";
-  /** Overrides the object's termination grace period. */
-  readonly gracePeriodSeconds?: number;
-  /** Delete only if uid / resourceVersion still match (409 otherwise). */
-  readonly preconditions?: { readonly uid?: string; readonly resourceVersion?: string };
-  /** Validate and admit, but do not delete. */
-  readonly dryRun?: boolean;
-}
-
-/** A page from `listAll`; `restarted` is true on the first page after an expired continue token. */
-export type ListPage<T extends KubeObject> = ObjectList<T> & { readonly restarted: boolean };
 
 const contentTypes: Record<PatchType, string> = {
   merge: "application/merge-patch+json",

@@ -4,16 +4,16 @@
  * @module
  */
 export { ApiError, reasonForCode } from "./api_error.ts";
-export {
-  type DeleteOptions,
-  KubeClient,
-  type KubeClientOptions,
-  type ListPage,
-  type ObjectOptions,
-  type PatchOptions,
-  type PatchType,
-  type WriteOptions,
-} from "./kube_client.ts";
+export { KubeClient } from "./kube_client.ts";
+export type {
+  DeleteOptions,
+  KubeClientOptions,
+  ListPage,
+  ObjectOptions,
+  PatchOptions,
+  PatchType,
+  WriteOptions,
+} from "./client_options.ts";
 export { objectKey, type PathParts, resourcePath, splitKey } from "./paths.ts";
 export { noopRequestMetrics, type RequestMetrics, type RequestObservation } from "./request_metrics.ts";
 export * from "./resources.ts";
