@@ -12,18 +12,24 @@ import { NodeTlsSocket } from "./node_tls_socket.ts";
  * - `serverName` different from the URL host (kubeconfig `tls-server-name`): the certificate is
  *   verified against `serverName`, which is also sent as SNI unless it is an IP address;
  * - `insecureSkipVerify`: no verification at all (the client logs a warning when configured).
- * Everything else uses `Deno.connectTls`. Both paths offer ALPN `http/1.1`.
+ * Everything else uses Deno's TLS: `Deno.connectTls` with a client certificate, otherwise
+ * `Deno.startTls` over a TCP socket with TCP_NODELAY (see `startTlsNoDelay`). All paths offer ALPN
+ * `http/1.1`.
  */
 export async function connectTlsSocket(hostname: string, port: number, tls: TlsOptions): Promise<ByteSocket> {
   const serverName = tls.serverName;
   if (tls.insecureSkipVerify !== true && (serverName === undefined || serverName === hostname)) {
-    const conn = await Deno.connectTls({
-      hostname,
-      port,
-      alpnProtocols: ["http/1.1"],
-      ...(tls.caCerts !== undefined && { caCerts: [...tls.caCerts] }),
-      ...(tls.cert !== undefined && tls.key !== undefined && { cert: tls.cert, key: tls.key }),
-    });
+    const caCerts = tls.caCerts !== undefined ? { caCerts: [...tls.caCerts] } : {};
+    const conn = tls.cert !== undefined && tls.key !== undefined
+      ? await Deno.connectTls({
+        hostname,
+        port,
+        alpnProtocols: ["http/1.1"],
+        ...caCerts,
+        cert: tls.cert,
+        key: tls.key,
+      })
+      : await startTlsNoDelay(hostname, port, caCerts);
     try {
       await conn.handshake();
     } catch (err) {
@@ -33,6 +39,34 @@ export async function connectTlsSocket(hostname: string, port: number, tls: TlsO
     return conn;
   }
   return await connectNodeTls(hostname, port, tls);
+}
+
+/**
+ * `Deno.connectTls` leaves Nagle's algorithm on. Go servers (kube-apiserver) answer the first
+ * ClientHello with a HelloRetryRequest (they prefer the X25519MLKEM768 key share), rustls then
+ * writes a 6-byte ChangeCipherSpec and the second ClientHello separately, and Nagle holds the
+ * second until the server's delayed ACK of the first: measured 44 ms per connection against
+ * kube-apiserver, 1 ms with TCP_NODELAY. Every watch opens a new connection, so this is paid on
+ * each (re)start. `Deno.startTls` cannot present a client certificate, so only connections
+ * without one take this path; verification is the same rustls with the same options.
+ */
+async function startTlsNoDelay(
+  hostname: string,
+  port: number,
+  caCerts: { caCerts?: string[] },
+): Promise<Deno.TlsConn> {
+  const tcp = await Deno.connect({ hostname, port, transport: "tcp" });
+  try {
+    tcp.setNoDelay(true);
+    return await Deno.startTls(tcp, { hostname, alpnProtocols: ["http/1.1"], ...caCerts });
+  } catch (err) {
+    try {
+      tcp.close();
+    } catch {
+      // startTls already took the socket over.
+    }
+    throw err;
+  }
 }
 
 function connectNodeTls(hostname: string, port: number, tls: TlsOptions): Promise<ByteSocket> {
