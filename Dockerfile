@@ -2,7 +2,8 @@
 # kubeloop sample-controller: a single `deno compile` binary on distroless.
 # Build:  docker build -t kubeloop/sample-controller:0.1.0 .
 
-# Build stage: the official Deno image at the exact version the project pins (see deno-facts: 2.9.6).
+# Build stage: the official Deno image at the exact version the project pins in .tools/deno/package.json
+# (2.9.6; tests/packaging/dockerfile_test.ts checks they agree).
 FROM denoland/deno:debian-2.9.6 AS build
 WORKDIR /src
 # Dependencies first (only npm:yaml), resolved against the committed lockfile, so this layer caches.
@@ -12,6 +13,10 @@ COPY main.ts ./
 COPY lib/ lib/
 # The permission flags baked into the binary live in deno.json's "compile" task, the single source of truth
 # (tests/packaging/dockerfile_test.ts checks they equal the "start" task's).
+# --ignore-env=LOG_TOKENS,LOG_STREAM: npm:yaml, which parses kubeconfigs, reads those two debug variables as
+# it parses. Without the flag Deno refuses the read (NotCapable; an interactive `deno run` would prompt
+# instead), and allowing them would let the environment switch on yaml's console dumps; ignored, they read
+# as unset.
 RUN deno task compile && ./dist/kubeloop-sample-controller --version
 
 # Runtime stage: glibc + libgcc_s only (all the binary needs), no shell, non-root.

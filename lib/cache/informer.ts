@@ -6,6 +6,7 @@ import type { ListWatcher } from "../watch/list_watcher.ts";
 import { WatchDecodeError } from "../watch/watch_decode_error.ts";
 import { watcher, type WatcherOptions } from "../watch/watcher.ts";
 import type { WatcherEvent } from "../watch/watcher_event.ts";
+import { changeStream } from "./_change_stream.ts";
 import { type InformerMetrics, noopInformerMetrics } from "./informer_metrics.ts";
 import { IndexedStore, type Indexers, type Store } from "./store.ts";
 import { type StoreChange, StoreWriter } from "./store_writer.ts";
@@ -106,31 +107,11 @@ export class Informer<T extends KubeObject = KubeObject> {
   }
 
   /** The changes from now on as an async iterable (unbounded buffer); ends when `signal` aborts. */
-  async *changes(options: { signal?: AbortSignal } = {}): AsyncGenerator<StoreChange<T>, void, undefined> {
-    const { signal } = options;
-    const queue: StoreChange<T>[] = [];
-    let wake: (() => void) | undefined;
-    const listener: Listener<T> = (change) => {
-      queue.push(change);
-      wake?.();
-    };
-    const onAbort = () => wake?.();
-    this.#listeners.add(listener);
-    signal?.addEventListener("abort", onAbort);
-    try {
-      while (!signal?.aborted) {
-        const next = queue.shift();
-        if (next) {
-          yield next;
-          continue;
-        }
-        await new Promise<void>((resolve) => wake = resolve);
-        wake = undefined;
-      }
-    } finally {
-      this.#listeners.delete(listener);
-      signal?.removeEventListener("abort", onAbort);
-    }
+  changes(options: { signal?: AbortSignal } = {}): AsyncGenerator<StoreChange<T>, void, undefined> {
+    return changeStream<StoreChange<T>>((listener) => {
+      this.#listeners.add(listener);
+      return () => void this.#listeners.delete(listener);
+    }, options.signal);
   }
 
   /** Lists and watches until `signal` aborts; resolves then. Call it once. */

@@ -46,6 +46,8 @@ export class SharedInformerFactory {
   readonly #client: ListWatcher;
   readonly #options: SharedInformerFactoryOptions;
   readonly #entries = new Map<string, Entry>();
+  /** `done` of released informers still shutting down, so `stopped()` waits for them too. */
+  readonly #stopping = new Set<Promise<void>>();
   #signal: AbortSignal | undefined;
 
   /** Creates an empty factory. */
@@ -87,6 +89,12 @@ export class SharedInformerFactory {
       if (--entry.refs > 0) return;
       this.#entries.delete(key);
       entry.controller?.abort();
+      const done = entry.done;
+      if (done) {
+        this.#stopping.add(done);
+        const forget = () => void this.#stopping.delete(done);
+        done.then(forget, forget);
+      }
       return;
     }
     throw new RangeError("Cannot release informer: it is not held by this factory");
@@ -103,9 +111,12 @@ export class SharedInformerFactory {
     await Promise.all([...this.#entries.values()].map((entry) => entry.informer.ready(signal)));
   }
 
-  /** Resolves when every informer's `run()` has returned (after abort or release). */
+  /**
+   * Resolves when every informer's `run()` has returned (after abort or release), including informers
+   * released earlier whose watch is still closing.
+   */
   async stopped(): Promise<void> {
-    await Promise.all([...this.#entries.values()].map((entry) => entry.done));
+    await Promise.all([...[...this.#entries.values()].map((entry) => entry.done), ...this.#stopping]);
   }
 
   /** Number of distinct informers held. */

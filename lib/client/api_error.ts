@@ -44,7 +44,7 @@ export class ApiError extends Error {
   }
   /** 410 / Gone or Expired: the requested resourceVersion is too old; relist. */
   get isGone(): boolean {
-    return this.code === 410 || this.reason === "Gone" || this.reason === "Expired";
+    return isGoneStatus(this.status);
   }
   /** 403 / Forbidden (RBAC). */
   get isForbidden(): boolean {
@@ -62,6 +62,14 @@ export class ApiError extends Error {
   get isTooManyRequests(): boolean {
     return this.code === 429 || this.reason === "TooManyRequests";
   }
+}
+
+/**
+ * True for a Status meaning "the resourceVersion is too old": code 410 or reason Gone/Expired. One
+ * rule for answers ({@linkcode ApiError#isGone}) and for watch ERROR events, which carry a bare Status.
+ */
+export function isGoneStatus(status: Status): boolean {
+  return status.code === 410 || status.reason === "Gone" || status.reason === "Expired";
 }
 
 /** The reason the API server would give for a bare HTTP status. */

@@ -7,8 +7,9 @@ import type { KubeObject, ObjectList } from "./types.ts";
 /** Options of a KubeClient. */
 export interface KubeClientOptions {
   /**
-   * Sends the requests. When absent, the client creates its own HttpClient per TLS identity
-   * (an exec plugin may hand out a new client certificate) and closes them on dispose.
+   * Sends the requests. When absent, the client owns an HttpClient for the TLS identity in use; when
+   * an exec plugin hands out a new client certificate, the previous one is closed and a new one made.
+   * Owned clients are closed on dispose; a given transport is never closed by the KubeClient.
    */
   readonly transport?: Transport;
   /** Client-side rate limit in requests per second; absent or 0 means no client-side limit. @default undefined */
@@ -25,7 +26,7 @@ export interface KubeClientOptions {
   readonly logger?: Logger;
   /** Time source for retries and the limiter. @default systemClock */
   readonly clock?: Clock;
-  /** User-Agent header. @default "kubeloop/0.1.0" */
+  /** User-Agent header of every request, whatever the transport. @default "kubeloop/0.1.0" */
   readonly userAgent?: string;
 }
 

@@ -1,13 +1,13 @@
-import type { ClusterConfig, Credentials } from "../config/types.ts";
-import { HttpClient } from "../http/mod.ts";
-import type { HttpResponse, TlsOptions, Transport } from "../http/types.ts";
+import type { ClusterConfig } from "../config/types.ts";
 import { noopLogger } from "../observe/types.ts";
 import type { Logger } from "../observe/types.ts";
-import { type Clock, sleep, systemClock } from "../time/clock.ts";
+import { systemClock } from "../time/clock.ts";
 import { ApiError } from "./api_error.ts";
-import { errorFromResponse } from "./error_response.ts";
-import { type PathParts, resourcePath, selectorQuery } from "./paths.ts";
-import { noopRequestMetrics, type RequestMetrics } from "./request_metrics.ts";
+import { discardBody } from "./discard_body.ts";
+import { borrowedTransport, OwnedTransports, type TransportSource } from "./owned_transports.ts";
+import { type PathParts, resourcePath, selectorQuery, writeQuery } from "./paths.ts";
+import { noopRequestMetrics } from "./request_metrics.ts";
+import { jsonBody, type RequestBody, RequestPipeline } from "./request_pipeline.ts";
 import { TokenBucket } from "./token_bucket.ts";
 import type {
   DeleteOptions,
@@ -38,29 +38,29 @@ const contentTypes: Record<PatchType, string> = {
  */
 export class KubeClient implements AsyncDisposable {
   readonly #config: ClusterConfig;
-  readonly #base: string;
-  readonly #transport: Transport | undefined;
-  readonly #owned = new Map<string, Transport>();
-  readonly #limiter: TokenBucket | undefined;
-  readonly #maxRetries: number;
-  readonly #maxRetryWaitMs: number;
-  readonly #metrics: RequestMetrics;
+  readonly #transports: TransportSource;
+  readonly #pipeline: RequestPipeline;
   readonly #logger: Logger;
-  readonly #clock: Clock;
-  readonly #userAgent: string;
 
   /** A client for the cluster `config` describes. */
   constructor(config: ClusterConfig, options: KubeClientOptions = {}) {
     this.#config = config;
-    this.#base = config.server.href.replace(/\/+$/, "");
-    this.#transport = options.transport;
-    this.#clock = options.clock ?? systemClock;
-    this.#limiter = options.qps ? new TokenBucket(options.qps, options.burst ?? 10, this.#clock) : undefined;
-    this.#maxRetries = options.maxRetries ?? 5;
-    this.#maxRetryWaitMs = options.maxRetryWaitMs ?? 30_000;
-    this.#metrics = options.metrics ?? noopRequestMetrics;
     this.#logger = options.logger ?? noopLogger;
-    this.#userAgent = options.userAgent ?? "kubeloop/0.1.0";
+    const clock = options.clock ?? systemClock;
+    this.#transports = options.transport
+      ? borrowedTransport(options.transport)
+      : new OwnedTransports(config.tls, this.#logger);
+    this.#pipeline = new RequestPipeline({
+      config,
+      transports: this.#transports,
+      limiter: options.qps ? new TokenBucket(options.qps, options.burst ?? 10, clock) : undefined,
+      maxRetries: options.maxRetries ?? 5,
+      maxRetryWaitMs: options.maxRetryWaitMs ?? 30_000,
+      metrics: options.metrics ?? noopRequestMetrics,
+      logger: this.#logger,
+      clock,
+      userAgent: options.userAgent ?? "kubeloop/0.1.0",
+    });
   }
 
   /** The default namespace (from the kubeconfig context or the in-cluster namespace file). */
@@ -172,8 +172,14 @@ export class KubeClient implements AsyncDisposable {
     if (options.gracePeriodSeconds !== undefined) body.gracePeriodSeconds = options.gracePeriodSeconds;
     if (options.preconditions) body.preconditions = options.preconditions;
     if (options.dryRun) body.dryRun = ["All"];
-    const res = await this.#send("DELETE", path, undefined, jsonBody(body), options.signal, false);
-    await res.cancel();
+    const res = await this.#pipeline.send({
+      method: "DELETE",
+      path,
+      body: jsonBody(body),
+      signal: options.signal,
+      stream: false,
+    });
+    await discardBody(res, false);
   }
 
   /**
@@ -183,14 +189,20 @@ export class KubeClient implements AsyncDisposable {
    */
   async watch(ref: ResourceRef, options: WatchOptions): Promise<ReadableStream<Uint8Array>> {
     const path = resourcePath(ref, { namespace: options.namespace });
-    const res = await this.#send("GET", path, selectorQuery(options, true), undefined, options.signal, true);
+    const query = selectorQuery(options, true);
+    const res = await this.#pipeline.send({
+      method: "GET",
+      path,
+      query,
+      signal: options.signal,
+      stream: true,
+    });
     return res.body;
   }
 
   /** Closes the connections this client opened. */
   async [Symbol.asyncDispose](): Promise<void> {
-    for (const t of this.#owned.values()) t.close();
-    this.#owned.clear();
+    this.#transports.close();
     await Promise.resolve();
   }
 
@@ -225,10 +237,10 @@ export class KubeClient implements AsyncDisposable {
     method: string,
     path: string,
     query: URLSearchParams | undefined,
-    body: Body | undefined,
+    body: RequestBody | undefined,
     signal: AbortSignal | undefined,
   ): Promise<T> {
-    const res = await this.#send(method, path, query, body, signal, false);
+    const res = await this.#pipeline.send({ method, path, query, body, signal, stream: false });
     const text = await res.text();
     try {
       return JSON.parse(text) as T;
@@ -236,98 +248,4 @@ export class KubeClient implements AsyncDisposable {
       throw new SyntaxError(`Invalid JSON from ${method} ${path} (HTTP ${res.status})`, { cause });
     }
   }
-
-  async #send(
-    method: string,
-    path: string,
-    query: URLSearchParams | undefined,
-    body: Body | undefined,
-    signal: AbortSignal | undefined,
-    stream: boolean,
-  ): Promise<HttpResponse> {
-    const qs = query?.toString();
-    const url = new URL(this.#base + path + (qs ? `?${qs}` : ""));
-    let authRetried = false;
-    for (let attempt = 0;; attempt++) {
-      signal?.throwIfAborted();
-      await this.#limiter?.take(signal);
-      const creds = await this.#config.credentials.get(signal);
-      const headers: Record<string, string> = { "Accept": "application/json", "User-Agent": this.#userAgent };
-      if (creds.token) headers["Authorization"] = `Bearer ${creds.token}`;
-      if (body) headers["Content-Type"] = body.type;
-      const started = this.#clock.now();
-      let res: HttpResponse;
-      try {
-        res = await this.#transportFor(creds).request({
-          method,
-          url,
-          headers,
-          ...(body ? { body: body.text } : {}),
-          ...(signal ? { signal } : {}),
-          stream,
-        });
-      } catch (err) {
-        this.#observe(method, "<error>", started);
-        throw err;
-      }
-      this.#observe(method, String(res.status), started);
-      if (res.status >= 200 && res.status < 300) return res;
-      if (res.status === 401 && !authRetried) {
-        authRetried = true;
-        await res.cancel();
-        this.#config.credentials.invalidate();
-        continue;
-      }
-      const retryAfter = parseRetryAfter(res.headers.get("retry-after"));
-      const retryable = res.status === 429 || (res.status === 503 && retryAfter !== undefined);
-      if (retryable && attempt < this.#maxRetries) {
-        await res.cancel();
-        const waitMs = Math.min((retryAfter ?? 1) * 1000, this.#maxRetryWaitMs);
-        this.#logger.debug("server asked to retry", { method, path, status: res.status, waitMs });
-        await sleep(waitMs, signal ? { signal, clock: this.#clock } : { clock: this.#clock });
-        continue;
-      }
-      throw await errorFromResponse(res, method, path, retryAfter);
-    }
-  }
-
-  #transportFor(creds: Credentials): Transport {
-    if (this.#transport) return this.#transport;
-    const { cert, key } = creds;
-    const id = cert && key ? cert : "";
-    const existing = this.#owned.get(id);
-    if (existing) return existing;
-    const tls: TlsOptions = cert && key ? { ...this.#config.tls, cert, key } : this.#config.tls;
-    const created = new HttpClient({ tls, logger: this.#logger, userAgent: this.#userAgent });
-    this.#owned.set(id, created);
-    return created;
-  }
-
-  #observe(method: string, code: string, started: number): void {
-    const durationSeconds = (this.#clock.now() - started) / 1000;
-    this.#metrics.observe({ method, code, host: this.#config.server.host, durationSeconds });
-  }
-}
-
-interface Body {
-  readonly text: string;
-  readonly type: string;
-}
-
-function jsonBody(value: unknown): Body {
-  return { text: JSON.stringify(value), type: "application/json" };
-}
-
-function writeQuery(options: WriteOptions): URLSearchParams {
-  const q = new URLSearchParams();
-  if (options.fieldManager) q.set("fieldManager", options.fieldManager);
-  if (options.dryRun) q.set("dryRun", "All");
-  return q;
-}
-
-/** Retry-After in seconds (delta-seconds form only, as the API server sends). */
-function parseRetryAfter(value: string | null): number | undefined {
-  if (value === null) return undefined;
-  const n = Number(value.trim());
-  return Number.isFinite(n) && n >= 0 ? n : undefined;
 }

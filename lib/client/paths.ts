@@ -1,3 +1,4 @@
+import type { WriteOptions } from "./client_options.ts";
 import type { ListOptions, ResourceRef, WatchOptions } from "./types.ts";
 
 /** Where in a resource's URL space a request goes. */
@@ -51,6 +52,14 @@ export function selectorQuery(options: ListOptions & WatchOptions, watch: boolea
   if (options.continue) q.set("continue", options.continue);
   if (options.allowWatchBookmarks) q.set("allowWatchBookmarks", "true");
   if (options.sendInitialEvents !== undefined) q.set("sendInitialEvents", String(options.sendInitialEvents));
+  return q;
+}
+
+/** The query of a write: `fieldManager` and `dryRun=All` when set. */
+export function writeQuery(options: WriteOptions): URLSearchParams {
+  const q = new URLSearchParams();
+  if (options.fieldManager) q.set("fieldManager", options.fieldManager);
+  if (options.dryRun) q.set("dryRun", "All");
   return q;
 }
 

@@ -6,6 +6,7 @@ import type { Credentials, CredentialSource } from "./types.ts";
 import { parseExecOutput } from "./exec_output.ts";
 import { defaultExecRunner, type ExecRunner } from "./exec_runner.ts";
 import { messageOf } from "./_private.ts";
+import { SharedRun } from "./shared_run.ts";
 
 /** The cluster description sent to plugins with `provideClusterInfo` (ExecCredential `spec.cluster`). */
 export interface ExecClusterInfo {
@@ -42,8 +43,9 @@ export interface ExecCredentialSourceOptions {
 /**
  * Credentials from a client-go exec plugin (client.authentication.k8s.io v1 or v1beta1).
  * The plugin runs on first use; its answer is reused until `status.expirationTimestamp`
- * (forever if it has none) or until `invalidate()`. Concurrent `get()` calls share one run,
- * which the first caller's signal can abort. kubeloop never runs plugins interactively.
+ * (forever if it has none) or until `invalidate()`. Concurrent `get()` calls share one run; a
+ * caller's signal rejects only that caller's `get()`, and the plugin is killed only once every
+ * caller waiting for it has aborted. kubeloop never runs plugins interactively.
  */
 export class ExecCredentialSource implements CredentialSource {
   #exec: ExecConfig;
@@ -51,7 +53,7 @@ export class ExecCredentialSource implements CredentialSource {
   #run: ExecRunner;
   #clock: ConfigClock;
   #cached: { credentials: Credentials; expiresAt: number | undefined } | undefined;
-  #inflight: Promise<Credentials> | undefined;
+  readonly #runs = new SharedRun<Credentials>((signal) => this.#execute(signal));
 
   /**
    * Validates the exec block; runs nothing yet.
@@ -90,10 +92,7 @@ export class ExecCredentialSource implements CredentialSource {
     if (cached && (cached.expiresAt === undefined || this.#clock.now() < cached.expiresAt)) {
       return Promise.resolve(cached.credentials);
     }
-    this.#inflight ??= this.#execute(signal).finally(() => {
-      this.#inflight = undefined;
-    });
-    return this.#inflight;
+    return this.#runs.join(signal);
   }
 
   /** Drops the cached credentials, so the next `get()` runs the plugin again. */
@@ -109,7 +108,7 @@ export class ExecCredentialSource implements CredentialSource {
     return JSON.stringify({ apiVersion: this.#exec.apiVersion, kind: "ExecCredential", spec });
   }
 
-  async #execute(signal: AbortSignal | undefined): Promise<Credentials> {
+  async #execute(signal: AbortSignal): Promise<Credentials> {
     const exec = this.#exec;
     const env: Record<string, string> = {};
     for (const { name, value } of exec.env) env[name] = value;
@@ -126,9 +125,9 @@ export class ExecCredentialSource implements CredentialSource {
       });
     let result;
     try {
-      result = await this.#run(exec.command, { args: exec.args, env, ...(signal ? { signal } : {}) });
+      result = await this.#run(exec.command, { args: exec.args, env, signal });
     } catch (cause) {
-      if (signal?.aborted) throw signal.reason;
+      if (signal.aborted) throw signal.reason;
       const hint = exec.installHint ? `\n${exec.installHint}` : "";
       if (cause instanceof Deno.errors.NotFound) throw fail(`the command was not found${hint}`, cause);
       throw fail(`the command could not be started: ${messageOf(cause)}${hint}`, cause);

@@ -10,9 +10,15 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
+// An apiVersion of the exec API, safe to repeat in a message (anything else might be a token).
+const EXEC_API_VERSION = /^client\.authentication\.k8s\.io\/v[0-9a-z]{1,20}$/;
+
 /**
  * Validates the ExecCredential a plugin printed: it must have the configured apiVersion and a
  * `status` with a token or a certificate/key pair. `fail` builds the error to throw.
+ *
+ * Messages say what is wrong but never quote the output: a broken plugin may print a raw token
+ * or key, and these errors end up in logs.
  */
 export function parseExecOutput(
   stdout: string,
@@ -23,15 +29,20 @@ export function parseExecOutput(
   try {
     doc = JSON.parse(stdout);
   } catch {
-    throw fail(`its output is not JSON: ${JSON.stringify(stdout.slice(0, 200))}`);
+    const size = stdout.trim().length === 0 ? "it printed nothing" : `${stdout.length} characters`;
+    throw fail(`its output is not JSON (${size}; the output is not shown, it may hold a secret)`);
   }
   if (!isRecord(doc) || doc["kind"] !== "ExecCredential") {
     throw fail(`its output is not an ExecCredential`);
   }
-  if (doc["apiVersion"] !== apiVersion) {
-    throw fail(
-      `it answered with apiVersion ${JSON.stringify(doc["apiVersion"])}, but ${apiVersion} was configured`,
-    );
+  const answered = doc["apiVersion"];
+  if (answered !== apiVersion) {
+    const which = typeof answered === "string" && EXEC_API_VERSION.test(answered)
+      ? `apiVersion "${answered}"`
+      : answered === undefined
+      ? "no apiVersion"
+      : "an invalid apiVersion";
+    throw fail(`it answered with ${which}, but ${apiVersion} was configured`);
   }
   const status = doc["status"];
   if (!isRecord(status)) throw fail(`its ExecCredential has no status`);
@@ -49,7 +60,7 @@ export function parseExecOutput(
   if (stamp !== undefined) {
     expiresAt = Date.parse(stamp);
     if (Number.isNaN(expiresAt)) {
-      throw fail(`its status.expirationTimestamp ${JSON.stringify(stamp)} is not a time`);
+      throw fail(`its status.expirationTimestamp is not an RFC 3339 time`);
     }
   }
   const credentials: Credentials = {

@@ -96,5 +96,12 @@ export async function inClusterConfig(options: InClusterOptions = {}): Promise<C
       });
     }
   }
-  return { server, tls: caCerts ? { caCerts } : {}, credentials, namespace, source: "in-cluster" };
+  return {
+    server,
+    tls: caCerts ? { caCerts } : {},
+    credentials,
+    namespace,
+    source: "in-cluster",
+    inCluster: true,
+  };
 }

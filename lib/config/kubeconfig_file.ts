@@ -1,4 +1,4 @@
-import { parse } from "yaml";
+import { parse, YAMLError } from "yaml";
 import { ConfigError } from "./config_error.ts";
 import { type ExecConfig, parseExecConfig } from "./exec_config.ts";
 import { decodeBase64Text, dirname, resolvePath } from "./_private.ts";
@@ -104,13 +104,14 @@ const UNSUPPORTED_USER_KEYS = [
 export function parseKubeconfig(text: string, path: string): KubeconfigFile {
   let doc: unknown;
   try {
-    doc = parse(text);
-  } catch (cause) {
-    const detail = cause instanceof Error ? cause.message : String(cause);
-    throw new ConfigError(`Cannot parse kubeconfig "${path}": ${detail}`, {
+    // logLevel "error": warnings (e.g. an unknown tag, which quotes it) are not printed to the console.
+    doc = parse(text, { logLevel: "error" });
+  } catch (error) {
+    // The yaml library's message quotes the offending source line, which may hold a token or key,
+    // so neither it nor the error itself (as a cause) leaves here: only its code and position.
+    throw new ConfigError(`Cannot parse kubeconfig "${path}": ${yamlErrorSummary(error)}`, {
       reason: "Parse",
       file: path,
-      cause,
     });
   }
   const root: At = { file: path, field: "" };
@@ -139,6 +140,15 @@ export function parseKubeconfig(text: string, path: string): KubeconfigFile {
     contexts,
     ...opt("currentContext", optString(top, "current-context", root)),
   };
+}
+
+/** What went wrong and where, without any of the source text: e.g. `invalid YAML (BAD_INDENT) at line 3, column 5`. */
+function yamlErrorSummary(error: unknown): string {
+  if (!(error instanceof YAMLError)) {
+    return `invalid YAML (${error instanceof Error ? error.name : "unknown error"})`;
+  }
+  const at = error.linePos?.[0];
+  return `invalid YAML (${error.code})${at ? ` at line ${at.line}, column ${at.col}` : ""}`;
 }
 
 /** `{ [key]: value }` when value is defined, else `{}` (exactOptionalPropertyTypes-friendly). */

@@ -118,15 +118,18 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Clust
   }
   tried.push("in-cluster (KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT are not set)");
   if (options.master) {
+    // Parsed before it is logged: parseServer refuses (and never repeats) a URL with a password.
+    const server = parseServer(options.master, undefined);
     logger.warn("no kubeconfig or in-cluster config found; using master without credentials", {
       master: options.master,
     });
     return {
-      server: parseServer(options.master, undefined),
+      server,
       tls: {},
       credentials: staticCredentials(),
       namespace: "default",
       source: `master ${options.master}`,
+      inCluster: false,
     };
   }
   throw new ConfigError(`No Kubernetes configuration found; tried ${tried.join(", ")}`, {

@@ -123,21 +123,32 @@ export async function resolveContext(
     credentials,
     namespace: context.namespace ?? "default",
     source: `${context.file} (context "${name}"${master})`,
+    inCluster: false,
   };
 }
 
+// `scheme://user:pass@` or a scheme-less `user:pass@` before the host.
+const USER_INFO = /^((?:[a-z][a-z0-9+.-]*:\/\/)?)[^/?#]*@/i;
+
 /**
  * Parses a server URL from a cluster's `server` (errors name that field) or from the `master`
- * option (errors name "master"). Internal to lib/config.
+ * option (errors name "master"). A URL with a user name or password is refused: the server URL is
+ * shown in logs and error messages, and client-go does not send such credentials either.
+ * Internal to lib/config.
  */
 export function parseServer(raw: string, cluster: ClusterEntry | undefined): URL {
+  const shown = raw.replace(USER_INFO, "$1");
   const fail = (text: string, cause?: unknown) => {
     const error = cluster
       ? fieldError(cluster, "server", text, "InvalidField")
-      : new ConfigError(`Cannot use master "${raw}": ${text}`, { reason: "InvalidField", field: "master" });
+      : new ConfigError(`Cannot use master "${shown}": ${text}`, { reason: "InvalidField", field: "master" });
     if (cause !== undefined) error.cause = cause;
     return error;
   };
+  if (USER_INFO.test(raw)) {
+    // Neither the URL nor a parse error (which would quote it) goes into the error.
+    throw fail("must not contain a user name or password; put credentials in the kubeconfig user");
+  }
   let url: URL;
   try {
     // client-go treats a bare host:port as https.

@@ -34,4 +34,10 @@ export interface ClusterConfig {
   readonly namespace: string;
   /** Where this came from, for messages: a kubeconfig path (and context) or "in-cluster". */
   readonly source: string;
+  /**
+   * True when built from the pod's own service account (in-cluster config, also with a `master`
+   * override); false for kubeconfigs and a bare `master`. Decides defaults such as the leader
+   * election namespace, so callers need not parse `source`.
+   */
+  readonly inCluster: boolean;
 }

@@ -1,65 +1,20 @@
-import type { KubeObject, ResourceRef } from "../client/types.ts";
-import { type Logger, type MetricsRegistry, noopLogger, queueMetricsFor } from "../observe/mod.ts";
-import { type RateLimiter, RateLimitingQueue } from "../queue/mod.ts";
+import { objectKey, splitKey } from "../client/paths.ts";
+import type { KubeObject } from "../client/types.ts";
+import { type Logger, noopLogger, queueMetricsFor } from "../observe/mod.ts";
+import { RateLimitingQueue } from "../queue/mod.ts";
 import { type Clock, systemClock } from "../time/clock.ts";
+import type { ControllerOptions, OwnsSource } from "./controller_options.ts";
 import {
   type ControllerMetrics,
   controllerMetricsFor,
   noopControllerMetrics,
   type ReconcileResult,
 } from "./metrics.ts";
-import { requestFor, requestForController, requestFromKey, requestKey } from "./owner.ts";
+import { requestFor, requestForController } from "./owner.ts";
+import { stopWorkers } from "./shutdown.ts";
 import type { InformerLike, InformerSource, Predicate, Reconciler, Request, TriggerEvent } from "./types.ts";
 
-/** An owned kind: changes enqueue the controlling owner when it is of the primary kind. */
-export interface OwnsSource {
-  /** The watched resource. */
-  ref: ResourceRef;
-  /** Filters on this source (all must pass). @default [] */
-  predicates?: Predicate[];
-}
-
-/** Any other kind: changes enqueue whatever `map` returns. */
-export interface WatchesSource {
-  /** The watched resource. */
-  ref: ResourceRef;
-  /** The requests a changed object triggers. */
-  map: (obj: KubeObject) => Request[];
-  /** Filters on this source (all must pass). @default [] */
-  predicates?: Predicate[];
-}
-
-/** Options of {@linkcode controller}. */
-export interface ControllerOptions<T extends KubeObject = KubeObject> {
-  /** Names the controller in logs, metrics and the queue. */
-  name: string;
-  /** The primary kind: its changes enqueue the object itself. */
-  for: ResourceRef;
-  /** Filters on primary changes (all must pass). @default [] */
-  predicates?: Predicate<T>[];
-  /** Owned kinds (e.g. Deployments a Foo creates). @default [] */
-  owns?: (ResourceRef | OwnsSource)[];
-  /** Other kinds with a mapping to requests. @default [] */
-  watches?: WatchesSource[];
-  /** Brings the world in line with one primary object. */
-  reconcile: Reconciler;
-  /** Concurrent reconciles (never two of one key). @default 1 */
-  workers?: number;
-  /** Aborts `ctx.signal` after this long; cooperative, the call is still awaited. @default no timeout */
-  reconcileTimeoutMs?: number;
-  /** How long shutdown waits for in-flight reconciles before aborting their signals. @default 30_000 */
-  shutdownGracePeriodMs?: number;
-  /** Watch only this namespace. @default all namespaces */
-  namespace?: string;
-  /** Backoff of failed keys. @default the queue's default (5 ms .. 1000 s per key, 10 qps burst 100) */
-  rateLimiter?: RateLimiter<string>;
-  /** Registers controller_runtime_* and workqueue_* metrics. @default no metrics */
-  registry?: MetricsRegistry;
-  /** Structured logs. @default noopLogger */
-  logger?: Logger;
-  /** Time source. @default systemClock */
-  clock?: Clock;
-}
+export type { ControllerOptions, OwnsSource, WatchesSource } from "./controller_options.ts";
 
 /**
  * A level-triggered controller: informer changes become keys ("ns/name") in a rate-limiting queue and
@@ -100,7 +55,7 @@ export class Controller<T extends KubeObject = KubeObject> {
     this.name = o.name;
     this.#reconcile = o.reconcile;
     this.#timeoutMs = o.reconcileTimeoutMs;
-    this.#graceMs = o.shutdownGracePeriodMs ?? 30_000;
+    this.#graceMs = o.gracefulShutdownMs ?? 30_000;
     this.#clock = o.clock ?? systemClock;
     this.#logger = (o.logger ?? noopLogger).child({ controller: o.name });
     this.#metrics = o.registry ? controllerMetricsFor(o.registry, o.name) : noopControllerMetrics;
@@ -132,15 +87,17 @@ export class Controller<T extends KubeObject = KubeObject> {
     return this.#informers.every((i) => i.hasSynced());
   }
 
-  /** Adds a request to the queue. */
+  /** Adds a request to the queue; a request without a name is a TypeError. */
   enqueue(request: Request): void {
     this.queue.add(requestKey(request));
   }
 
   /**
    * Waits for the informers to sync, reconciles every primary object once, then runs the workers until
-   * `signal` aborts. Shutdown stops taking work, waits up to the grace period for in-flight reconciles
-   * (then aborts their signals) and resolves. Runs once.
+   * `signal` aborts. Shutdown stops taking work and waits up to the grace period for in-flight
+   * reconciles; then it aborts their signals and waits up to 5 s more for them to return (see
+   * {@linkcode stopWorkers}), so nothing of ours is still writing when the Manager releases its Lease.
+   * Runs once.
    */
   async run(options: { signal: AbortSignal }): Promise<void> {
     if (this.#started) throw new Error(`Controller "${this.name}" has already run`);
@@ -169,22 +126,15 @@ export class Controller<T extends KubeObject = KubeObject> {
       const workers = Array.from({ length: this.#workers }, () => this.#worker());
       await new Promise<void>((resolve) => signal.addEventListener("abort", () => resolve(), { once: true }));
       this.#logger.info("Shutting down: waiting for in-flight reconciles", { inFlight: [...this.#running] });
-      const drained = this.queue.shutDown({ drain: true });
-      let timer: { cancel(): void } | undefined;
-      const timedOut = new Promise<boolean>((resolve) => {
-        timer = this.#clock.setTimer(() => resolve(true), this.#graceMs);
+      void this.queue.shutDown();
+      await stopWorkers({
+        workers,
+        gracePeriodMs: this.#graceMs,
+        hardStop: this.#hardStop,
+        inFlight: () => [...this.#running],
+        clock: this.#clock,
+        logger: this.#logger,
       });
-      const late = await Promise.race([drained.then(() => false), timedOut]);
-      timer?.cancel();
-      if (late) {
-        this.#logger.warn("Shutdown grace period ended; aborting in-flight reconciles", {
-          inFlight: [...this.#running],
-          gracePeriodMs: this.#graceMs,
-        });
-        this.#hardStop.abort(new Error("shutdown grace period ended"));
-      } else {
-        await Promise.all(workers);
-      }
     }
   }
 
@@ -244,7 +194,7 @@ export class Controller<T extends KubeObject = KubeObject> {
     let result: ReconcileResult;
     try {
       const retries = this.queue.numRequeues(key);
-      const action = await this.#reconcile(requestFromKey(key), { signal: ctl.signal, logger, key, retries });
+      const action = await this.#reconcile(splitKey(key), { signal: ctl.signal, logger, key, retries });
       if (action?.requeueAfterMs !== undefined && action.requeueAfterMs > 0) {
         this.queue.forget(key);
         this.queue.addAfter(key, action.requeueAfterMs);
@@ -278,4 +228,9 @@ export function controller<T extends KubeObject = KubeObject>(
   options: ControllerOptions<T>,
 ): Controller<T> {
   return new Controller<T>(informers, options);
+}
+
+/** The queue key of a request: the cache key of the object it names. */
+function requestKey(request: Request): string {
+  return objectKey({ metadata: request });
 }

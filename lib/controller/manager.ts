@@ -32,7 +32,10 @@ export interface ManagerOptions {
   metricsAddress?: string;
   /** Where /healthz and /readyz listen; "0" disables. @default ":8081" */
   healthAddress?: string;
-  /** Default grace period of controllers created through the Manager. @default 30_000 */
+  /**
+   * Default {@linkcode ControllerOptions.gracefulShutdownMs} of controllers created through the Manager.
+   * @default 30_000
+   */
   gracefulShutdownMs?: number;
   /** Structured logs. @default noopLogger */
   logger?: Logger;
@@ -54,8 +57,9 @@ export class LeaderElectionLostError extends Error {
  * a standby has warm caches), runs the controllers only while leading when leader election is on, and
  * serves /healthz, /readyz (all controller caches synced) and /metrics.
  *
- * On abort: controllers stop taking work and in-flight reconciles get up to the grace period; then the
- * Lease is released, informers and servers stop, and `run` resolves. Losing leadership rejects with
+ * On abort: controllers stop taking work and in-flight reconciles get up to the grace period, then their
+ * signals abort and they get up to 5 s more to return; only then is the Lease released, informers and
+ * servers stop, and `run` resolves. Losing leadership rejects with
  * {@linkcode LeaderElectionLostError}. A second SIGINT/SIGTERM exiting at once is the process' business:
  * main.ts does it with `installSignalHandlers`.
  */
@@ -86,7 +90,7 @@ export class Manager {
       registry: this.registry,
       logger: this.#logger,
       clock: this.#clock,
-      shutdownGracePeriodMs: this.#options.gracefulShutdownMs ?? 30_000,
+      gracefulShutdownMs: this.#options.gracefulShutdownMs ?? 30_000,
       ...options,
     });
     this.#controllers.push(c as unknown as Controller<KubeObject>);

@@ -26,14 +26,7 @@ export {
   noopControllerMetrics,
   type ReconcileResult,
 } from "./metrics.ts";
-export {
-  controllerOf,
-  groupOf,
-  requestFor,
-  requestForController,
-  requestFromKey,
-  requestKey,
-} from "./owner.ts";
+export { controllerOf, groupOf, requestFor, requestForController } from "./owner.ts";
 export {
   and,
   annotationsChanged,

@@ -24,17 +24,6 @@ export function requestForController(obj: KubeObject, owner: ResourceRef): Reque
   return owner.namespaced && namespace ? { namespace, name: ref.name } : { name: ref.name };
 }
 
-/** The queue key of a request: "ns/name", or "name" for cluster-scoped objects. */
-export function requestKey(request: Request): string {
-  return request.namespace ? `${request.namespace}/${request.name}` : request.name;
-}
-
-/** The request a queue key stands for. */
-export function requestFromKey(key: string): Request {
-  const slash = key.indexOf("/");
-  return slash < 0 ? { name: key } : { namespace: key.slice(0, slash), name: key.slice(slash + 1) };
-}
-
 /** The request for an object itself. */
 export function requestFor(obj: KubeObject): Request {
   const name = obj.metadata.name ?? "";

@@ -1,5 +1,6 @@
 import type { KubeObject } from "../client/types.ts";
-import { assertNever, type Predicate, type TriggerEvent } from "./types.ts";
+import { assertNever } from "../_internal/assert_never.ts";
+import type { Predicate, TriggerEvent } from "./types.ts";
 
 /**
  * Passes updates only when `metadata.generation` changed, i.e. the spec changed (status-only updates
@@ -71,7 +72,7 @@ export function matchesLabels(selector: LabelSelector, labels: Record<string, st
         if (has) return false;
         break;
       default:
-        assertNever(e.operator);
+        assertNever(e.operator, "label selector operator");
     }
   }
   return true;

@@ -83,8 +83,3 @@ export interface InformerSource {
     options?: { namespace?: string; labelSelector?: string },
   ): InformerLike<T>;
 }
-
-/** Throws at compile time when a union is not matched exhaustively. */
-export function assertNever(value: never): never {
-  throw new TypeError(`Unexpected value: ${JSON.stringify(value)}`);
-}

@@ -2,14 +2,12 @@
  * `events.k8s.io/v1` Event recording with series aggregation and a per-object spam filter.
  * @module
  */
-export { type EventInfo, EventRecorder, type EventRecorderOptions } from "./recorder.ts";
-export { formatMicroTime } from "./micro_time.ts";
+export { type EventInfo, EventRecorder, type EventRecorderOptions, type FlushOptions } from "./recorder.ts";
 export { SpamFilter, type SpamFilterOptions } from "./spam_filter.ts";
 export {
   type EventRequestOptions,
   type EventsClient,
   type EventSeries,
-  eventsRef,
   type EventType,
   type EventV1,
   type ObjectReference,

@@ -1,9 +1,14 @@
+import { hostnameOr } from "../_internal/hostname.ts";
+import { withTimeout } from "../_internal/with_timeout.ts";
 import type { KubeObject } from "../client/types.ts";
 import { type Logger, noopLogger } from "../observe/types.ts";
-import { type Clock, systemClock, type Timer } from "../time/clock.ts";
-import { formatMicroTime } from "./micro_time.ts";
+import { type Clock, systemClock } from "../time/clock.ts";
+import { formatMicroTime } from "../time/micro_time.ts";
+import { toReference, truncateUtf8 } from "./event_object.ts";
+import { type Series, SeriesWriter } from "./series.ts";
 import { SpamFilter, type SpamFilterOptions } from "./spam_filter.ts";
-import { type EventsClient, eventsRef, type EventType, type EventV1, type ObjectReference } from "./types.ts";
+import type { EventsClient, EventType, EventV1, ObjectReference } from "./types.ts";
+import { WriteQueue } from "./write_queue.ts";
 
 /** What happened, passed to {@linkcode EventRecorder.record}. */
 export interface EventInfo {
@@ -33,24 +38,24 @@ export interface EventRecorderOptions {
   spamFilter?: SpamFilterOptions;
   /** Writes waiting beyond this are dropped with a warning. @default 1000 */
   maxPending?: number;
+  /**
+   * How long `flush()` and dispose wait for pending writes before abandoning them (aborting the
+   * request in flight). Keeps shutdown within the pod's termination grace period when the API server is
+   * unreachable. @default 5_000
+   */
+  flushTimeoutMs?: number;
   /** Time source. @default systemClock */
   clock?: Clock;
   /** Structured logs. @default noopLogger */
   logger?: Logger;
 }
 
-interface Series {
-  key: string;
-  namespace: string;
-  /** Server name once created; undefined while the create is pending or after it failed. */
-  name: string | undefined;
-  event: EventV1;
-  count: number;
-  lastObserved: number;
-  lastWrite: number;
-  /** Count last written to the server. */
-  written: number;
-  timer: Timer | undefined;
+/** Options of {@linkcode EventRecorder.flush}. */
+export interface FlushOptions {
+  /** Abandons the pending writes when it aborts. @default never */
+  signal?: AbortSignal;
+  /** Abandons them after this long. @default the recorder's `flushTimeoutMs` */
+  timeoutMs?: number;
 }
 
 const maxNoteBytes = 1024;
@@ -65,45 +70,46 @@ const maxNoteBytes = 1024;
  * bucket per involved object; excess ones are dropped with a debug log. Series updates are exempt, since
  * they are already throttled.
  *
- * Owns timers: call `flush()` to wait for pending writes and `[Symbol.asyncDispose]()` when done.
+ * Owns timers: call `flush()` to wait for pending writes and `[Symbol.asyncDispose]()` when done. Both
+ * are bounded (`flushTimeoutMs`); writes still pending then are abandoned, not retried. From the start
+ * of dispose on, `record()` drops events (debug log) and no timer is left behind.
  */
 export class EventRecorder {
-  #client: EventsClient;
   #controller: string;
   #instance: string;
   #windowMs: number;
   #intervalMs: number;
-  #maxPending: number;
+  #flushTimeoutMs: number;
   #clock: Clock;
   #logger: Logger;
   #spam: SpamFilter;
   #series = new Map<string, Series>();
-  #tail: Promise<void> = Promise.resolve();
-  #pending = 0;
+  #writes: WriteQueue;
+  #writer: SeriesWriter;
   #seq = 0;
-  #disposed = false;
+  #closing = false;
 
   /** Creates the instance; see the options type for defaults. */
   constructor(client: EventsClient, options: EventRecorderOptions) {
     if (!options.reportingController) throw new TypeError("EventRecorder needs a reportingController");
-    this.#client = client;
     this.#controller = options.reportingController;
-    this.#instance = (options.reportingInstance ?? `${options.reportingController}-${hostname()}`).slice(
-      0,
-      128,
-    );
+    // Without --allow-sys there is no hostname; a random suffix still tells instances apart.
+    const host = hostnameOr(crypto.randomUUID().slice(0, 8));
+    this.#instance = (options.reportingInstance ?? `${options.reportingController}-${host}`).slice(0, 128);
     this.#windowMs = options.seriesWindowMs ?? 360_000;
     this.#intervalMs = options.seriesPatchIntervalMs ?? 30_000;
-    this.#maxPending = options.maxPending ?? 1000;
+    this.#flushTimeoutMs = options.flushTimeoutMs ?? 5_000;
     this.#clock = options.clock ?? systemClock;
     this.#logger = options.logger ?? noopLogger;
+    this.#writes = new WriteQueue(options.maxPending ?? 1000, this.#logger);
+    this.#writer = new SeriesWriter(client, { clock: this.#clock, logger: this.#logger });
     this.#spam = new SpamFilter(this.#clock, options.spamFilter);
   }
 
   /** Records an event about `regarding` (an object or a reference). Never throws, never waits. */
   record(regarding: KubeObject | ObjectReference, info: EventInfo): void {
-    if (this.#disposed) {
-      this.#logger.warn("Event recorded after dispose was dropped", { reason: info.reason });
+    if (this.#closing) {
+      this.#logger.debug("Event recorded during or after dispose was dropped", { reason: info.reason });
       return;
     }
     const ref = toReference(regarding);
@@ -163,25 +169,42 @@ export class EventRecorder {
       timer: undefined,
     };
     this.#series.set(key, series);
-    this.#enqueue(() => this.#create(series, event));
+    this.#writes.push(async (signal) => {
+      if (await this.#writer.create(series, signal)) return;
+      // A failed first write leaves no broken series behind, unless repeats already wait to be written.
+      if (this.#series.get(key) === series && !series.timer) this.#series.delete(key);
+    });
   }
 
-  /** Sends pending series updates now and resolves once every queued write finished. */
-  async flush(): Promise<void> {
+  /**
+   * Sends pending series updates now and resolves once every queued write finished, or once the
+   * timeout passes or `signal` aborts: then the writes still pending are abandoned (the request in
+   * flight is aborted) and it resolves anyway. Never rejects.
+   */
+  async flush(options: FlushOptions = {}): Promise<void> {
     for (const s of this.#series.values()) {
-      if (s.timer) {
-        s.timer.cancel();
-        s.timer = undefined;
-        this.#enqueue(() => this.#patch(s));
-      }
+      if (!s.timer) continue;
+      s.timer.cancel();
+      s.timer = undefined;
+      this.#queuePatch(s);
     }
-    while (this.#pending > 0) await this.#tail;
+    await withTimeout((signal) => this.#writes.drain(signal), {
+      signal: options.signal,
+      timeoutMs: options.timeoutMs ?? this.#flushTimeoutMs,
+      clock: this.#clock,
+      what: "Event flush",
+    });
   }
 
-  /** Flushes, then stops accepting events and forgets all series. */
+  /**
+   * Stops accepting events at once, flushes (bounded like `flush()`), then cancels every timer and
+   * forgets all series. Closing first matters: an event recorded while the flush runs would otherwise
+   * arm a series timer that fires after dispose.
+   */
   async [Symbol.asyncDispose](): Promise<void> {
+    this.#closing = true;
     await this.flush();
-    this.#disposed = true;
+    for (const s of this.#series.values()) s.timer?.cancel();
     this.#series.clear();
   }
 
@@ -192,98 +215,20 @@ export class EventRecorder {
   }
 
   #schedulePatch(s: Series, now: number): void {
-    if (s.timer) return;
+    if (s.timer || this.#closing) return;
     const delay = Math.max(0, s.lastWrite + this.#intervalMs - now);
     s.timer = this.#clock.setTimer(() => {
       s.timer = undefined;
-      this.#enqueue(() => this.#patch(s));
+      this.#queuePatch(s);
     }, delay);
   }
 
-  #enqueue(job: () => Promise<void>): void {
-    if (this.#pending >= this.#maxPending) {
-      this.#logger.warn("Event dropped: too many pending writes", { maxPending: this.#maxPending });
-      return;
-    }
-    this.#pending++;
-    this.#tail = this.#tail.then(job).catch((error) => {
-      this.#logger.error("Event writer failed", { error: String(error) });
-    }).finally(() => void this.#pending--);
-  }
-
-  async #create(s: Series, event: EventV1): Promise<void> {
-    try {
-      const created = await this.#client.create(eventsRef, event, { namespace: s.namespace });
-      s.name = created.metadata.name ?? event.metadata.name;
-    } catch (error) {
-      this.#logger.warn("Cannot write event", { ...describe(s.event), error: String(error) });
-      if (this.#series.get(s.key) === s && !s.timer) this.#series.delete(s.key);
-    }
-  }
-
-  async #patch(s: Series): Promise<void> {
-    if (s.count === s.written) return;
-    const count = s.count;
-    const series = { count, lastObservedTime: formatMicroTime(s.lastObserved) };
-    s.lastWrite = this.#clock.now();
-    try {
-      if (s.name === undefined) throw new Error("the first occurrence was never written");
-      await this.#client.patch(eventsRef, s.name, { series }, { type: "merge", namespace: s.namespace });
-      s.written = count;
-    } catch (error) {
-      // The Event expired or was deleted (or never existed): write it again, carrying the series.
-      const fresh: EventV1 = {
-        ...s.event,
-        metadata: { name: `${s.event.metadata.name}.${(this.#seq++).toString(16)}`, namespace: s.namespace },
-        series,
-      };
-      this.#logger.debug("Cannot patch event series; creating it anew", {
-        ...describe(s.event),
-        error: String(error),
-      });
-      s.event = fresh;
-      try {
-        const created = await this.#client.create(eventsRef, fresh, { namespace: s.namespace });
-        s.name = created.metadata.name ?? fresh.metadata.name;
-        s.written = count;
-      } catch (error) {
-        this.#logger.warn("Cannot write event series", { ...describe(s.event), error: String(error) });
-      }
-    }
-  }
-}
-
-function toReference(obj: KubeObject | ObjectReference): ObjectReference {
-  if (!("metadata" in obj) || typeof obj.metadata !== "object" || obj.metadata === null) {
-    return { ...(obj as ObjectReference) };
-  }
-  const o = obj as KubeObject;
-  const ref: ObjectReference = {};
-  if (o.apiVersion) ref.apiVersion = o.apiVersion;
-  if (o.kind) ref.kind = o.kind;
-  if (o.metadata.name) ref.name = o.metadata.name;
-  if (o.metadata.namespace) ref.namespace = o.metadata.namespace;
-  if (o.metadata.uid) ref.uid = o.metadata.uid;
-  if (o.metadata.resourceVersion) ref.resourceVersion = o.metadata.resourceVersion;
-  return ref;
-}
-
-function describe(e: EventV1): Record<string, unknown> {
-  const r = e.regarding;
-  return { object: `${r.kind}/${r.namespace ?? ""}/${r.name}`, reason: e.reason };
-}
-
-function truncateUtf8(text: string, maxBytes: number): string {
-  const bytes = new TextEncoder().encode(text);
-  if (bytes.length <= maxBytes) return text;
-  return new TextDecoder().decode(bytes.slice(0, maxBytes - 3)).replace(/\uFFFD$/, "") + "...";
-}
-
-function hostname(): string {
-  try {
-    return Deno.hostname();
-  } catch {
-    // Without --allow-sys there is no hostname; a random suffix still tells instances apart.
-    return crypto.randomUUID().slice(0, 8);
+  #queuePatch(s: Series): void {
+    this.#writes.push(async (signal) => {
+      if (await this.#writer.patch(s, signal) === "done") return;
+      // Retry while the series is alive; past its window the repeats are not worth another request.
+      const now = this.#clock.now();
+      if (now - s.lastObserved < this.#windowMs) this.#schedulePatch(s, now);
+    });
   }
 }

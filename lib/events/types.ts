@@ -1,14 +1,5 @@
 import type { KubeObject, ObjectMeta, ResourceRef } from "../client/types.ts";
 
-/** `events.k8s.io/v1` Events. */
-export const eventsRef: ResourceRef = {
-  group: "events.k8s.io",
-  version: "v1",
-  plural: "events",
-  kind: "Event",
-  namespaced: true,
-};
-
 /** `core/v1.ObjectReference`: the object an Event is about. */
 export interface ObjectReference {
   /** API version of the object. */

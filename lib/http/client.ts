@@ -38,7 +38,9 @@ const encoder = new TextEncoder();
 const COALESCE_BODY_BYTES = 16 * 1024;
 
 /**
- * A small HTTP/1.1 client over `Deno.connect` / `Deno.connectTls` with a keep-alive pool.
+ * A small HTTP/1.1 client over `Deno.connect` / `Deno.connectTls` with a keep-alive pool. A
+ * configured CA (`tls.caCerts`) is trusted instead of the system roots, over `node:tls` (see
+ * `connectTlsSocket`).
  *
  * Bodies are de-chunked and gunzipped. A response body must be read to the end or cancelled:
  * only a fully read body returns its connection to the pool; cancelling closes the socket.

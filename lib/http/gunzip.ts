@@ -8,7 +8,8 @@ import { ProtocolError } from "./errors.ts";
  * so the body is a concatenation of members. The web `DecompressionStream` stops at the end of the
  * first member and fails on the rest ("failed to write whole buffer"); Node's zlib (built into
  * Deno) decodes concatenated members, so it is used here. Output is produced as soon as each input
- * chunk decodes, and input is pulled only when the consumer reads.
+ * chunk decodes, and input is pulled only when the consumer reads. A corrupt body or a failed raw
+ * stream destroys zlib and cancels the raw body, so its connection is closed rather than left open.
  */
 export function gunzipStream(body: ReadableStream<Uint8Array>, url: string): ReadableStream<Uint8Array> {
   const reader = body.getReader();
@@ -38,6 +39,14 @@ export function gunzipStream(body: ReadableStream<Uint8Array>, url: string): Rea
     notify();
   });
   const settled = () => new Promise<void>((resolve) => (wake = resolve));
+  // On any failure, release both ends: the raw body (which closes the socket) and zlib.
+  const abandon = (reason: unknown): unknown => {
+    zlib.destroy();
+    reader.cancel(reason).catch(() => {
+      // The raw stream already failed and closed its connection itself.
+    });
+    return reason;
+  };
 
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
@@ -47,7 +56,7 @@ export function gunzipStream(body: ReadableStream<Uint8Array>, url: string): Rea
           controller.enqueue(next);
           return;
         }
-        if (failure) throw failure;
+        if (failure) throw abandon(failure);
         if (ended) {
           controller.close();
           return;
@@ -56,7 +65,13 @@ export function gunzipStream(body: ReadableStream<Uint8Array>, url: string): Rea
           await settled();
           continue;
         }
-        const { value, done } = await reader.read();
+        let chunk: ReadableStreamReadResult<Uint8Array>;
+        try {
+          chunk = await reader.read();
+        } catch (err) {
+          throw abandon(err);
+        }
+        const { value, done } = chunk;
         if (done) {
           inputDone = true;
           const waiting = settled();

@@ -1,6 +1,9 @@
 /** TLS settings for HTTPS connections. All PEM strings; nothing is read from disk here. */
 export interface TlsOptions {
-  /** Extra trusted CA certificates (PEM). When absent, the system roots are used. */
+  /**
+   * The CA certificates (PEM) to trust instead of the system roots: when set, a server certificate
+   * must chain to one of these, as in client-go. When absent or empty, the system roots are used.
+   */
   readonly caCerts?: readonly string[];
   /** Client certificate chain (PEM) for mutual TLS. Needs `key`. */
   readonly cert?: string;

@@ -1,51 +1,13 @@
-import { formatMicroTime } from "../events/micro_time.ts";
+import { withTimeout } from "../_internal/with_timeout.ts";
+import { LEASES } from "../client/resources.ts";
 import { type Logger, noopLogger } from "../observe/types.ts";
 import { type Clock, systemClock } from "../time/clock.ts";
-import { defaultIdentity, isApiError, sleepOrAbort, withTimeout } from "./_private.ts";
-import { type Lease, type LeaseClient, leaseRef, type LeaseSpec } from "./lease_client.ts";
+import { defaultIdentity, isApiError, sleepOrAbort } from "./_private.ts";
+import type { LeaderElectorOptions, LeaderMetrics } from "./elector_options.ts";
+import type { Lease, LeaseClient } from "./lease_client.ts";
+import { type LeaseHolder, leaseRecord, releaseLease } from "./lease_record.ts";
 
-/** Receives leadership changes, e.g. to drive the `leader_election_master_status{name}` gauge. */
-export interface LeaderMetrics {
-  /** Called with true when this process starts leading `name`, false when it stops. */
-  setLeading(name: string, leading: boolean): void;
-}
-
-/** Options of {@linkcode LeaderElector}. */
-export interface LeaderElectorOptions {
-  /** Name of the Lease object; one per set of competing replicas. */
-  leaseName: string;
-  /** Namespace of the Lease object. */
-  namespace: string;
-  /** This candidate's identity. @default `${Deno.hostname()}_${random suffix}` */
-  identity?: string;
-  /** How long a non-leader waits after the last observed change before taking over. @default 15_000 */
-  leaseDurationMs?: number;
-  /** How long the leader keeps trying to renew before giving up. @default 10_000 */
-  renewDeadlineMs?: number;
-  /** Interval between acquire and renew attempts. @default 2_000 */
-  retryPeriodMs?: number;
-  /** Acquire attempts wait `retryPeriodMs * (1 + random * jitterFactor)`. @default 1.2 */
-  jitterFactor?: number;
-  /** On cancel, hand the Lease back so another candidate takes over at once. @default true */
-  releaseOnCancel?: boolean;
-  /**
-   * Called once leadership is gained. `signal` aborts when it is lost or the elector is cancelled.
-   * A returned promise is awaited before the Lease is released, so work can finish first.
-   */
-  onStartedLeading?: (signal: AbortSignal) => void | Promise<void>;
-  /** Called after leading ends (and after the release, if any). */
-  onStoppedLeading?: () => void;
-  /** Called when a different holder is observed, including this candidate. */
-  onNewLeader?: (identity: string) => void;
-  /** Gauge hook. @default no-op */
-  metrics?: LeaderMetrics;
-  /** Time source. @default systemClock */
-  clock?: Clock;
-  /** Structured logs. @default noopLogger */
-  logger?: Logger;
-  /** Source of jitter in [0, 1). @default Math.random */
-  random?: () => number;
-}
+export type { LeaderElectorOptions, LeaderMetrics } from "./elector_options.ts";
 
 type Attempt = { kind: "acquired" } | { kind: "held"; holder: string } | { kind: "failed"; error: unknown };
 
@@ -69,6 +31,7 @@ export class LeaderElector {
   #client: LeaseClient;
   #name: string;
   #namespace: string;
+  #holder: LeaseHolder;
   #leaseMs: number;
   #renewDeadlineMs: number;
   #retryMs: number;
@@ -112,6 +75,12 @@ export class LeaderElector {
     this.#logger = (o.logger ?? noopLogger).child({ lease: `${o.namespace}/${o.leaseName}` });
     this.#random = o.random ?? Math.random;
     this.identity = o.identity ?? defaultIdentity();
+    this.#holder = {
+      identity: this.identity,
+      name: o.leaseName,
+      namespace: o.namespace,
+      leaseMs: this.#leaseMs,
+    };
   }
 
   /** True while this candidate holds the Lease. */
@@ -131,16 +100,24 @@ export class LeaderElector {
    */
   async run(options: { signal: AbortSignal }): Promise<void> {
     const { signal } = options;
+    let acquired = false;
     while (!signal.aborted) {
       const attempt = await this.#tryAcquireOrRenew(signal, this.#renewDeadlineMs);
-      if (attempt.kind === "acquired") break;
+      acquired = attempt.kind === "acquired";
+      if (acquired) break;
       if (attempt.kind === "failed" && !signal.aborted) {
         this.#logger.warn("Cannot acquire lease", { error: String(attempt.error) });
       }
       const wait = this.#retryMs * (1 + this.#random() * this.#jitter);
       if (!await sleepOrAbort(wait, signal, this.#clock)) return;
     }
-    if (signal.aborted && !this.#leading) return;
+    if (!acquired) return;
+    if (signal.aborted) {
+      // Cancelled while our acquire succeeded: the Lease names us, so hand it back instead of leaving
+      // every other candidate waiting a full lease duration for a leader that never led.
+      if (this.#release) await this.#releaseLease();
+      return;
+    }
     await this.#lead(signal);
   }
 
@@ -200,16 +177,20 @@ export class LeaderElector {
   }
 
   async #tryAcquireOrRenew(parent: AbortSignal, timeoutMs: number): Promise<Attempt> {
-    return await withTimeout(parent, timeoutMs, this.#clock, async (signal): Promise<Attempt> => {
+    return await withTimeout(async (signal): Promise<Attempt> => {
       const req = { namespace: this.#namespace, signal };
       const now = this.#clock.now();
       let lease: Lease;
       try {
-        lease = await this.#client.get(leaseRef, this.#name, req);
+        lease = await this.#client.get(LEASES, this.#name, req);
       } catch (error) {
         if (!isApiError(error, "NotFound")) return { kind: "failed", error };
         try {
-          const created = await this.#client.create(leaseRef, this.#newLease(undefined, now), req);
+          const created = await this.#client.create(
+            LEASES,
+            leaseRecord(undefined, this.#holder, now, false),
+            req,
+          );
           this.#observe(created, this.#clock.now());
           return { kind: "acquired" };
         } catch (error) {
@@ -223,32 +204,18 @@ export class LeaderElector {
         return { kind: "held", holder };
       }
       try {
-        const replaced = await this.#client.replace(leaseRef, this.#newLease(lease, now), req);
+        const replaced = await this.#client.replace(
+          LEASES,
+          leaseRecord(lease, this.#holder, now, this.#leading),
+          req,
+        );
         this.#observe(replaced, this.#clock.now());
         return { kind: "acquired" };
       } catch (error) {
         return { kind: "failed", error };
       }
-    }).catch((error: unknown): Attempt => ({ kind: "failed", error }));
-  }
-
-  #newLease(old: Lease | undefined, now: number): Lease {
-    const spec: LeaseSpec = old?.spec ?? {};
-    const renewing = spec.holderIdentity === this.identity && this.#leading;
-    const transitions = spec.leaseTransitions ?? 0;
-    return {
-      apiVersion: "coordination.k8s.io/v1",
-      kind: "Lease",
-      metadata: old ? { ...old.metadata } : { name: this.#name, namespace: this.#namespace },
-      spec: {
-        ...spec,
-        holderIdentity: this.identity,
-        leaseDurationSeconds: Math.ceil(this.#leaseMs / 1000),
-        acquireTime: renewing && spec.acquireTime ? spec.acquireTime : formatMicroTime(now),
-        renewTime: formatMicroTime(now),
-        leaseTransitions: renewing || !old ? transitions : transitions + 1,
-      },
-    };
+    }, { signal: parent, timeoutMs, clock: this.#clock, what: "Lease request" })
+      .catch((error: unknown): Attempt => ({ kind: "failed", error }));
   }
 
   /** Remembers when (on our clock) the record last changed; expiry is judged from that, not remote times. */
@@ -274,22 +241,11 @@ export class LeaderElector {
   async #releaseLease(): Promise<void> {
     const lease = this.#lease;
     if (!lease || lease.spec?.holderIdentity !== this.identity) return;
-    const now = formatMicroTime(this.#clock.now());
-    const released: Lease = {
-      ...lease,
-      spec: { ...lease.spec, holderIdentity: "", leaseDurationSeconds: 1, acquireTime: now, renewTime: now },
-    };
-    const never = new AbortController().signal;
-    try {
-      await withTimeout(
-        never,
-        this.#renewDeadlineMs,
-        this.#clock,
-        (signal) => this.#client.replace(leaseRef, released, { namespace: this.#namespace, signal }),
-      );
-      this.#logger.info("Released lease");
-    } catch (error) {
-      this.#logger.warn("Cannot release lease; others take over after it expires", { error: String(error) });
-    }
+    await releaseLease(this.#client, lease, {
+      namespace: this.#namespace,
+      timeoutMs: this.#renewDeadlineMs,
+      clock: this.#clock,
+      logger: this.#logger,
+    });
   }
 }

@@ -1,14 +1,5 @@
 import type { KubeObject, ObjectMeta, ResourceRef } from "../client/types.ts";
 
-/** `coordination.k8s.io/v1` Leases, the lock object of leader election. */
-export const leaseRef: ResourceRef = {
-  group: "coordination.k8s.io",
-  version: "v1",
-  plural: "leases",
-  kind: "Lease",
-  namespaced: true,
-};
-
 /** The fields of `LeaseSpec` leader election reads and writes. Times are MicroTime strings. */
 export interface LeaseSpec {
   /** Identity of the current holder; empty when released. */

@@ -4,13 +4,7 @@
  * @module
  */
 export { LeaderElector, type LeaderElectorOptions, type LeaderMetrics } from "./elector.ts";
-export {
-  type Lease,
-  type LeaseClient,
-  leaseRef,
-  type LeaseRequestOptions,
-  type LeaseSpec,
-} from "./lease_client.ts";
+export type { Lease, LeaseClient, LeaseRequestOptions, LeaseSpec } from "./lease_client.ts";
 export type { KubeObject, ObjectMeta, ResourceRef } from "../client/types.ts";
 export type { Logger } from "../observe/types.ts";
 export type { Clock } from "../time/clock.ts";

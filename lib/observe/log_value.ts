@@ -1,5 +1,16 @@
-/** Field names whose values are credentials and are never logged in clear. */
-const SECRET_NAME = /token|password|secret|key-data|certificate-data|authorization/i;
+/**
+ * Field names whose values are credentials and are never logged in clear: kubeconfig's kebab-case
+ * (`client-key-data`) and the camelCase of ExecCredential and our own types (`clientKeyData`,
+ * `privateKey`, `certData`).
+ */
+const SECRET_NAME = /token|password|secret|key-?data|private-?key|authorization|bearer|cert(ificate)?-?data/i;
+
+/**
+ * A PEM private key inside any string value. TlsOptions and Credentials hold the key PEM in a field
+ * named plainly `key`, but `key` is also the controllers' reconcile key ("ns/name"), which logs must
+ * show; so a bare `key` is judged by its value, and a private key is redacted under any name.
+ */
+const PRIVATE_KEY_PEM = /-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----/;
 
 /** What a redacted value is replaced with. */
 export const REDACTED = "[redacted]";
@@ -28,6 +39,7 @@ export function toLogValue(value: unknown, options: LogValueOptions): unknown {
 function convert(value: unknown, options: LogValueOptions, seen: Set<object>, depth: number): unknown {
   switch (typeof value) {
     case "string":
+      return PRIVATE_KEY_PEM.test(value) ? REDACTED : value;
     case "boolean":
       return value;
     case "number":
@@ -88,7 +100,7 @@ function convertError(
   options: LogValueOptions,
   next: (v: unknown) => unknown,
 ): Record<string, unknown> {
-  const out: Record<string, unknown> = { name: error.name, message: error.message };
+  const out: Record<string, unknown> = { name: error.name, message: next(error.message) };
   // Own enumerable fields carry the useful details of domain errors (ApiError's code, reason...).
   for (const [key, v] of Object.entries(error)) {
     if (key === "stack" || key === "cause" || key in out) continue;

@@ -1,3 +1,4 @@
+import { parseListenAddress } from "../observe/mod.ts";
 import { type ControllerFlags, FlagError } from "./controller_flags.ts";
 
 /** One flag: its name (without dashes), whether it is boolean, its help line and how it sets the draft. */
@@ -32,10 +33,14 @@ function boolean(as: string, value: string): boolean {
   if (["false", "0", "f", "FALSE", "False", "F"].includes(value)) return false;
   throw invalid(as, value, "must be true or false");
 }
+/** Validated by the parser the metrics/health server uses, so a flag that parses here also binds there. */
 function bindAddress(as: string, value: string): string {
-  if (value === "0") return value;
-  const match = /^(\[[0-9a-fA-F:.]+\]|[^:[\]]*):([0-9]{1,5})$/.exec(value);
-  if (!match || Number(match[2]) > 65535) throw invalid(as, value, 'must be "host:port", ":port" or "0"');
+  try {
+    parseListenAddress(value);
+  } catch (error) {
+    if (!(error instanceof TypeError)) throw error;
+    throw invalid(as, value, 'must be "host:port", ":port" or "0"');
+  }
   return value;
 }
 function oneOf<T extends string>(as: string, value: string, allowed: readonly T[]): T {

@@ -1,13 +1,12 @@
 import { SharedInformerFactory } from "../cache/mod.ts";
 import { KubeClient } from "../client/mod.ts";
 import { loadConfig } from "../config/mod.ts";
-import { Manager, resourceVersionChanged, type TriggerEvent } from "../controller/mod.ts";
+import { controllerOf, Manager } from "../controller/mod.ts";
 import { EventRecorder } from "../events/mod.ts";
 import { informerMetricsFor, type Logger, MetricsRegistry, restClientMetricsFor } from "../observe/mod.ts";
 import type { ControllerFlags } from "./controller_flags.ts";
-import { controllerOf } from "./ownership.ts";
 import { type DeploymentReader, reconcileFoo } from "./reconcile.ts";
-import { fooUpdateNeedsSync } from "./triggers.ts";
+import { fooTriggers } from "./triggers.ts";
 import { type Deployment, DEPLOYMENTS, FIELD_MANAGER, type Foo, FOOS } from "./types.ts";
 
 /** Env var overriding the service-account directory. For tests that run the binary "in-cluster" outside a pod. */
@@ -58,7 +57,7 @@ export async function runSampleController(flags: ControllerFlags, options: RunOp
     metrics: informerMetricsFor(registry),
   });
   const namespace = flags.leaderElectionNamespace ??
-    (config.source.startsWith("in-cluster") ? config.namespace : "default");
+    (config.inCluster ? config.namespace : "default");
   const manager = new Manager(factory, {
     registry,
     metricsAddress: flags.metricsBindAddress,
@@ -85,10 +84,8 @@ export async function runSampleController(flags: ControllerFlags, options: RunOp
   });
   manager.controller<Foo>({
     name: "foo",
-    for: FOOS,
-    // Our own status writes change only resourceVersion: they must not trigger another sync.
-    predicates: [(e: TriggerEvent<Foo>) => e.type !== "update" || fooUpdateNeedsSync(e.oldObject, e.object)],
-    owns: [{ ref: DEPLOYMENTS, predicates: [resourceVersionChanged] }],
+    // Foo spec changes and owned Deployment changes; our own status writes do not trigger another sync.
+    ...fooTriggers(),
     workers: flags.workers,
     ...scope,
     reconcile: async (_request, ctx) => {

@@ -8,6 +8,7 @@
 export type { KubeObject, ObjectMeta, OwnerReference, ResourceRef } from "../client/types.ts";
 export type { LogFields, Logger } from "../observe/types.ts";
 export type { Clock, Timer } from "../time/clock.ts";
+export type { OwnsSource, Predicate, TriggerEvent } from "../controller/mod.ts";
 export {
   type Condition,
   type Deployment,
@@ -22,9 +23,9 @@ export {
 } from "./types.ts";
 export { desiredDeployment, fooControllerRef } from "./desired_deployment.ts";
 export { containsFields } from "./drift.ts";
-export { controllerOf, isControlledBy, ownerFooKey } from "./ownership.ts";
+export { isControlledBy } from "./ownership.ts";
 export { computeStatus, type ReadyReason, statusEqual, type StatusInput } from "./status.ts";
-export { fooKeysForDeployment, fooUpdateNeedsSync } from "./triggers.ts";
+export { type FooTriggers, fooTriggers, fooUpdateNeedsSync } from "./triggers.ts";
 export {
   type ApplyClient,
   type ApplyPatchOptions,

@@ -16,9 +16,11 @@ export interface StatusInput {
 }
 
 /**
- * The status this controller wants on `foo`: `availableReplicas`, `observedGeneration` and the `Ready`
- * condition. Conditions of other types are carried over untouched. `lastTransitionTime` changes only when the
- * condition's status flips, so recomputing an unchanged state yields an equal status.
+ * The status fields this controller owns on `foo`, as its server-side apply body: `availableReplicas`,
+ * `observedGeneration` and only the `Ready` entry of `conditions`. Conditions of other types are left out on
+ * purpose: `conditions` is a list-map keyed by `type`, so server-side apply leaves entries we do not send to
+ * their managers, whereas sending them with `force` would take them over. `lastTransitionTime` changes only
+ * when the condition's status flips, so recomputing an unchanged state yields an equal status.
  */
 export function computeStatus(foo: Foo, input: StatusInput, now: Date): FooStatus {
   const generation = foo.metadata.generation;
@@ -34,16 +36,18 @@ export function computeStatus(foo: Foo, input: StatusInput, now: Date): FooStatu
     reason: input.reason,
     message: input.message,
   };
-  const others = (foo.status?.conditions ?? []).filter((c) => c.type !== "Ready");
   const available = input.availableReplicas ?? foo.status?.availableReplicas ?? 0;
   return {
     availableReplicas: available,
     ...(generation === undefined ? {} : { observedGeneration: generation }),
-    conditions: [...others, ready],
+    conditions: [ready],
   };
 }
 
-/** True when the fields we own in `next` equal those in `current` (order of conditions ignored). */
+/**
+ * True when the fields we own in `next` equal those in `current`: conditions are matched by type, so others'
+ * conditions in `current` (and their order) do not count as a difference.
+ */
 export function statusEqual(current: FooStatus | undefined, next: FooStatus): boolean {
   if ((current?.availableReplicas ?? 0) !== (next.availableReplicas ?? 0)) return false;
   if (current?.observedGeneration !== next.observedGeneration) return false;

@@ -1,5 +1,11 @@
-import type { KubeObject } from "../client/types.ts";
-import { ownerFooKey } from "./ownership.ts";
+import type { KubeObject, ResourceRef } from "../client/types.ts";
+import {
+  type OwnsSource,
+  type Predicate,
+  resourceVersionChanged,
+  type TriggerEvent,
+} from "../controller/mod.ts";
+import { DEPLOYMENTS, type Foo, FOOS } from "./types.ts";
 
 /**
  * Whether an update of a Foo needs a reconcile: only when `metadata.generation` moved (a spec change) or the
@@ -11,17 +17,27 @@ export function fooUpdateNeedsSync(oldFoo: KubeObject, newFoo: KubeObject): bool
     oldFoo.metadata.uid !== newFoo.metadata.uid;
 }
 
+/** The trigger part of a Foo controller's options: spread it into `Manager.controller` or `controller`. */
+export interface FooTriggers {
+  /** Foos, the primary kind. */
+  for: ResourceRef;
+  /** Filters Foo events. */
+  predicates: Predicate<Foo>[];
+  /** Deployments, enqueuing their controlling Foo. */
+  owns: OwnsSource[];
+}
+
 /**
- * The Foo key to sync after a Deployment event, or undefined. Updates with an unchanged `resourceVersion`
- * (informer resyncs) are skipped, as upstream does; on an update that moved the Deployment from one Foo to
- * another, both are synced.
+ * What triggers a Foo reconcile: Foo adds, deletes and spec changes
+ * (see {@linkcode fooUpdateNeedsSync}); and any change of a Deployment whose controller ownerReference is a
+ * `samplecontroller.k8s.io` Foo (group and kind checked, unlike upstream, which checks only the kind). Periodic
+ * resyncs of a Deployment (same `resourceVersion`) are skipped, as upstream does; a Deployment moved from one
+ * Foo to another syncs both. Kept apart from the rest of the wiring so tests can drive it with fake informers.
  */
-export function fooKeysForDeployment(oldDep: KubeObject | undefined, newDep: KubeObject): string[] {
-  if (oldDep && oldDep.metadata.resourceVersion === newDep.metadata.resourceVersion) return [];
-  const keys = new Set<string>();
-  for (const dep of oldDep ? [oldDep, newDep] : [newDep]) {
-    const key = ownerFooKey(dep);
-    if (key) keys.add(key);
-  }
-  return [...keys];
+export function fooTriggers(): FooTriggers {
+  return {
+    for: FOOS,
+    predicates: [(e: TriggerEvent<Foo>) => e.type !== "update" || fooUpdateNeedsSync(e.oldObject, e.object)],
+    owns: [{ ref: DEPLOYMENTS, predicates: [resourceVersionChanged] }],
+  };
 }

@@ -1,5 +1,6 @@
 /**
- * Time: the injectable clock and an abortable sleep.
+ * Time: the injectable clock, an abortable sleep and Kubernetes MicroTime formatting.
  * @module
  */
 export { type Clock, sleep, systemClock, type Timer } from "./clock.ts";
+export { formatMicroTime } from "./micro_time.ts";

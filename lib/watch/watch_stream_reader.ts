@@ -7,14 +7,15 @@ import { WatchIdleTimeoutError } from "./watch_idle_timeout_error.ts";
 /** What one read of an open watch produces. */
 export type StreamInput<T extends KubeObject> =
   | { kind: "event"; event: WatchEvent<T> }
-  | { kind: "streamEnded" }
+  | { kind: "streamEnded"; events: number; openMs: number }
   | { kind: "streamFailed"; error: unknown };
 
 /**
  * One open watch body: reads chunks, decodes them synchronously (no extra stream hop) and hands out
  * events one at a time. A decode error is reported only after the good events before it, so the
  * watcher resumes from the last good resourceVersion. An idle timer runs only while waiting for
- * bytes (a slow consumer is not mistaken for a dead connection).
+ * bytes (a slow consumer is not mistaken for a dead connection). A clean end reports how many events
+ * were handed out and how long the stream was open, so the watcher can tell a hang-up from a timeout.
  */
 export class WatchStreamReader<T extends KubeObject> {
   readonly #reader: ReadableStreamDefaultReader<Uint8Array>;
@@ -23,8 +24,10 @@ export class WatchStreamReader<T extends KubeObject> {
   readonly #idleMs: number;
   #queue: WatchEvent<T>[] = [];
   #head = 0;
+  readonly #openedAt: number;
+  #delivered = 0;
   #final: StreamInput<T> | undefined;
-  #closed = false;
+  #closing: Promise<void> | undefined;
   #idle = false;
   readonly #push = (event: WatchEvent<T>) => void this.#queue.push(event);
 
@@ -37,6 +40,7 @@ export class WatchStreamReader<T extends KubeObject> {
     this.#decoder = decoder;
     this.#clock = options.clock;
     this.#idleMs = options.idleMs;
+    this.#openedAt = options.clock.now();
   }
 
   /** The next event, or how the stream ended. */
@@ -48,6 +52,7 @@ export class WatchStreamReader<T extends KubeObject> {
           this.#queue = [];
           this.#head = 0;
         }
+        this.#delivered++;
         return { kind: "event", event };
       }
       if (this.#final) return this.#final;
@@ -57,8 +62,8 @@ export class WatchStreamReader<T extends KubeObject> {
 
   async #readChunk(): Promise<void> {
     let timer: Timer | undefined;
-    if (this.#closed) {
-      this.#final = { kind: "streamEnded" };
+    if (this.#closing) {
+      this.#final = this.#ended();
       return;
     }
     timer = this.#clock.setTimer(() => {
@@ -73,7 +78,7 @@ export class WatchStreamReader<T extends KubeObject> {
         this.#final = { kind: "streamFailed", error: new WatchIdleTimeoutError(this.#idleMs) };
       } else if (done) {
         this.#decoder.end(this.#push);
-        this.#final = { kind: "streamEnded" };
+        this.#final = this.#ended();
       } else {
         this.#decoder.push(value, this.#push);
       }
@@ -87,10 +92,20 @@ export class WatchStreamReader<T extends KubeObject> {
     }
   }
 
-  /** Cancels the body (closing the connection). Safe to call twice. */
-  async close(): Promise<void> {
-    if (this.#closed) return;
-    this.#closed = true;
+  #ended(): StreamInput<T> {
+    return { kind: "streamEnded", events: this.#delivered, openMs: this.#clock.now() - this.#openedAt };
+  }
+
+  /**
+   * Cancels the body (closing the connection). Safe to call twice: every call resolves when the
+   * connection is closed, so a caller that arrives second (shutdown after an abort listener) does
+   * not return while the socket is still closing.
+   */
+  close(): Promise<void> {
+    return this.#closing ??= this.#cancel();
+  }
+
+  async #cancel(): Promise<void> {
     try {
       await this.#reader.cancel();
     } catch {

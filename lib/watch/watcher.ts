@@ -85,6 +85,9 @@ export interface WatcherOptions {
  * - Watches request bookmarks and resume from the newest resourceVersion seen, bookmarks included,
  *   after a clean end, a network error, a decode error or an idle timeout. Nothing is lost or repeated.
  * - 410 Gone (answer or ERROR event, code 410 or reason Expired/Gone) leads to a relist.
+ * - A watch that closes cleanly within a second without any event (a server or proxy answering 200
+ *   and hanging up) is yielded as a `WatchEndedEarlyError`, so a backoff wrapper slows the
+ *   reconnects; the normal end of a watch at its `timeoutSeconds` is silent.
  * - Other failures are yielded as `{ type: "error" }` and the next pull retries; the watcher never
  *   sleeps, so wrap it in `withBackoff` (or pace the pulls yourself).
  * - Aborting `signal` or leaving the `for await` early closes the connection.

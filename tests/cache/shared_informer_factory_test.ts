@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { SharedInformerFactory } from "../../lib/cache/shared_informer_factory.ts";
-import type { ResourceRef } from "../../lib/client/types.ts";
-import { FakeClock } from "../_util/fake_clock.ts";
+import type { KubeObject, ListOptions, ObjectList, ResourceRef } from "../../lib/client/types.ts";
+import { FakeClock, flush } from "../_util/fake_clock.ts";
 import { cm, configMaps, page, ScriptedBody, ScriptedListWatcher } from "../watch/_helpers.ts";
 
 const secrets: ResourceRef = {
@@ -82,6 +82,38 @@ Deno.test("the informer stops when the last reference is released, not before", 
   const again = f.informer(configMaps);
   assert.notEqual(again, a, "a released informer is not handed out again");
   await again.ready(ac.signal);
+  ac.abort();
+  await f.stopped();
+});
+
+/** Its list answers only once `finish()` is called, however it is cancelled: a slow shutdown. */
+class SlowListWatcher extends ScriptedListWatcher {
+  finish = () => {};
+  readonly #finished = new Promise<void>((resolve) => this.finish = resolve);
+
+  override async list<T extends KubeObject>(ref: ResourceRef, opts: ListOptions): Promise<ObjectList<T>> {
+    await this.#finished;
+    return super.list<T>(ref, opts);
+  }
+}
+
+Deno.test("stopped() also waits for informers that were released and are still shutting down", async () => {
+  const lw = new SlowListWatcher([page([], "10")]);
+  const f = factory(lw);
+  const ac = new AbortController();
+  f.start(ac.signal);
+  const inf = f.informer(configMaps);
+  await flush();
+  assert.equal(lw.lists.length, 0, "the list is still in flight");
+  f.release(inf);
+  assert.equal(f.size, 0);
+  let stopped = false;
+  const done = f.stopped().then(() => stopped = true);
+  await flush();
+  assert.equal(stopped, false, "the released informer's run() has not returned yet");
+  lw.finish();
+  await done;
+  assert.equal(lw.watches.length, 0, "it returned without watching");
   ac.abort();
   await f.stopped();
 });

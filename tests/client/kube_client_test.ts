@@ -16,6 +16,7 @@ function config(
     tls: {},
     namespace: "team",
     source: "test",
+    inCluster: false,
     invalidations: 0,
     credentials: {
       get: () => Promise.resolve(current),

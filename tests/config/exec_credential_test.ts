@@ -1,5 +1,11 @@
 import assert from "node:assert/strict";
-import { ConfigError, type ExecConfig, ExecCredentialSource, loadConfig } from "../../lib/config/mod.ts";
+import {
+  ConfigError,
+  type ExecConfig,
+  ExecCredentialSource,
+  type ExecRunner,
+  loadConfig,
+} from "../../lib/config/mod.ts";
 import { FakeClock } from "../_util/fake_clock.ts";
 import { b64, credentialOutput, envOf, MemFs, scriptedRunner, simpleKubeconfig } from "./_helpers.ts";
 
@@ -202,20 +208,65 @@ Deno.test("an unsupported exec apiVersion is rejected", () => {
   );
 });
 
-Deno.test("aborting get() rejects with the signal's reason and passes the signal to the runner", async () => {
+/** A runner whose one run waits until released, or rejects when its signal aborts. */
+function heldRunner(): { run: ExecRunner; release: () => void; signals: AbortSignal[] } {
+  const signals: AbortSignal[] = [];
+  let release = () => {};
+  const run: ExecRunner = (_cmd, options) => {
+    signals.push(options.signal!);
+    return new Promise((resolve, reject) => {
+      release = () => resolve(credentialOutput(V1, { token: "shared" }));
+      options.signal?.addEventListener("abort", () => reject(new Error("killed")), { once: true });
+    });
+  };
+  return { run, release: () => release(), signals };
+}
+
+Deno.test("aborting the only get() rejects with the signal's reason and kills the plugin", async () => {
+  const { run, signals } = heldRunner();
+  const source = new ExecCredentialSource(execConfig(), { user: "u", runCommand: run });
   const controller = new AbortController();
-  let seen: AbortSignal | undefined;
-  const source = new ExecCredentialSource(execConfig(), {
-    user: "u",
-    runCommand: (_cmd, options) => {
-      seen = options.signal;
-      return new Promise((_, reject) => {
-        options.signal?.addEventListener("abort", () => reject(new Error("killed")), { once: true });
-      });
-    },
-  });
   const pending = source.get(controller.signal);
   controller.abort(new Error("shutting down"));
   await assert.rejects(pending, /shutting down/);
-  assert.equal(seen, controller.signal);
+  assert.equal(signals.length, 1);
+  assert.equal(signals[0]!.aborted, true, "the plugin's own signal aborted");
+  assert.notEqual(signals[0], controller.signal, "the plugin runs under an internal signal");
+});
+
+Deno.test("one caller aborting a shared plugin run fails only that caller; the others get the credentials", async () => {
+  const { run, release, signals } = heldRunner();
+  const source = new ExecCredentialSource(execConfig(), { user: "u", runCommand: run });
+  const first = new AbortController();
+  const second = new AbortController();
+  const a = source.get(first.signal);
+  const b = source.get(second.signal);
+  const c = source.get();
+  first.abort(new Error("first caller gave up"));
+  await assert.rejects(a, /first caller gave up/);
+  assert.equal(signals[0]!.aborted, false, "the plugin keeps running for the other callers");
+  release();
+  assert.deepEqual(await b, { token: "shared" });
+  assert.deepEqual(await c, { token: "shared" });
+  assert.equal(signals.length, 1, "one plugin run for all three");
+});
+
+Deno.test("the plugin is killed only when every waiting caller has aborted, and the next get() runs it again", async () => {
+  const { run, release, signals } = heldRunner();
+  const source = new ExecCredentialSource(execConfig(), { user: "u", runCommand: run });
+  const first = new AbortController();
+  const second = new AbortController();
+  const a = source.get(first.signal);
+  const b = source.get(second.signal);
+  first.abort(new Error("one"));
+  await assert.rejects(a, /one/);
+  assert.equal(signals[0]!.aborted, false);
+  second.abort(new Error("two"));
+  await assert.rejects(b, /two/);
+  assert.equal(signals[0]!.aborted, true);
+  const third = source.get();
+  assert.equal(signals.length, 2, "a fresh run, not the killed one");
+  assert.equal(signals[1]!.aborted, false);
+  release();
+  assert.deepEqual(await third, { token: "shared" });
 });

@@ -21,6 +21,7 @@ Deno.test("in-cluster config uses the service host and port, CA, token and names
   assert.deepEqual(config.tls, { caCerts: ["CLUSTER CA"] });
   assert.equal(config.namespace, "apps");
   assert.equal(config.source, "in-cluster");
+  assert.equal(config.inCluster, true);
   assert.deepEqual(await config.credentials.get(), { token: "tok-1" });
 });
 

@@ -87,8 +87,31 @@ Deno.test("invalid YAML is a Parse ConfigError naming the file", () => {
   const error = parseError("clusters: [\n  - name: a\n", "/x/bad");
   assert.equal(error.reason, "Parse");
   assert.equal(error.file, "/x/bad");
-  assert.match(error.message, /^Cannot parse kubeconfig "\/x\/bad": /);
-  assert.ok(error.cause !== undefined);
+  assert.match(
+    error.message,
+    /^Cannot parse kubeconfig "\/x\/bad": invalid YAML \(BLOCK_IN_FLOW\) at line 2, column 3$/,
+  );
+});
+
+Deno.test("a YAML error names its code and position but never quotes the source, which may hold secrets", () => {
+  const cases = [
+    [
+      "users:\n- name: u\n  user:\n    token: SECRET-TOKEN: x\n",
+      /\(BLOCK_AS_IMPLICIT_KEY\) at line 4, column 12$/,
+    ],
+    [
+      '{"users": [{"name": "u", "user": {"token": "SECRET-TOKEN}]}',
+      /\(MISSING_CHAR\) at line 1, column \d+$/,
+    ],
+    ["users:\n- name: u\n  user:\n    token: *SECRET-TOKEN\n", /: invalid YAML \(ReferenceError\)$/],
+  ] as const;
+  for (const [text, detail] of cases) {
+    const error = parseError(text);
+    assert.match(error.message, /^Cannot parse kubeconfig "\/x\/config": invalid YAML /);
+    assert.match(error.message, detail);
+    assert.doesNotMatch(error.message, /SECRET/);
+    assert.equal(error.cause, undefined, "the yaml error, which quotes the source, is not kept as the cause");
+  }
 });
 
 Deno.test("invalid base64 in a -data field names the file and field", () => {

@@ -35,6 +35,7 @@ Deno.test("an explicit kubeconfig path wins over $KUBECONFIG and the home file",
   });
   assert.equal(config.server.href, "https://explicit:6443/");
   assert.equal(config.source, `/explicit/config (context "e")`);
+  assert.equal(config.inCluster, false);
   assert.deepEqual(fs.reads, ["/explicit/config"]);
 });
 
@@ -100,6 +101,7 @@ Deno.test("in-cluster config is the last resort", async () => {
   const fs = new MemFs(inClusterFiles);
   const config = await load(fs, { HOME: "/home/me", ...inClusterEnv });
   assert.equal(config.source, "in-cluster");
+  assert.equal(config.inCluster, true);
   assert.equal(config.server.href, "https://10.96.0.1/");
   assert.equal(config.namespace, "ops");
   assert.deepEqual(await config.credentials.get(), { token: "sa-token" });
@@ -167,12 +169,14 @@ Deno.test("master overrides the in-cluster server, and alone gives an anonymous 
   const fs = new MemFs(inClusterFiles);
   const inCluster = await load(fs, inClusterEnv, { master: "https://proxy:8443" });
   assert.equal(inCluster.server.host, "proxy:8443");
+  assert.equal(inCluster.inCluster, true, "still the pod's service account");
   assert.deepEqual(await inCluster.credentials.get(), { token: "sa-token" });
   const warnings: string[] = [];
   const logger: ConfigLogger = { warn: (message) => void warnings.push(message) };
   const alone = await load(new MemFs(), {}, { master: "http://127.0.0.1:8080", logger });
   assert.equal(alone.server.href, "http://127.0.0.1:8080/");
   assert.equal(alone.namespace, "default");
+  assert.equal(alone.inCluster, false);
   assert.equal(warnings.length, 1);
 });
 
@@ -181,6 +185,35 @@ Deno.test("an invalid master is an InvalidField error naming master", async () =
   const error = await loadError(fs, {}, { kubeconfig: "/k", master: "ftp://x" });
   assert.equal(error.field, "master");
   assert.match(error.message, /Cannot use master "ftp:\/\/x": must be an http or https URL/);
+});
+
+Deno.test("a server URL with a user name or password is an InvalidField error that does not repeat it", async () => {
+  for (
+    const server of ["https://admin:hunter2@kube:6443", "admin:hunter2@kube:6443", "https://hunter2@kube"]
+  ) {
+    const fs = new MemFs({ "/k": simpleKubeconfig({ server }) });
+    const error = await loadError(fs, {}, { kubeconfig: "/k" });
+    assert.equal(error.reason, "InvalidField");
+    assert.equal(error.field, "clusters[0].cluster.server");
+    assert.match(
+      error.message,
+      /field "clusters\[0\]\.cluster\.server" must not contain a user name or password/,
+    );
+    assert.doesNotMatch(error.message, /hunter2/);
+    assert.equal(error.cause, undefined);
+  }
+  const fs = new MemFs({ "/k": simpleKubeconfig() });
+  const error = await loadError(fs, {}, { kubeconfig: "/k", master: "https://admin:hunter2@kube:6443/x" });
+  assert.equal(error.field, "master");
+  assert.equal(
+    error.message,
+    'Cannot use master "https://kube:6443/x": must not contain a user name or password; put credentials in the kubeconfig user',
+  );
+});
+
+Deno.test("an @ in the path or query of a server URL is not user info", async () => {
+  const fs = new MemFs({ "/k": simpleKubeconfig({ server: "https://kube:6443/a@b?c=d@e" }) });
+  assert.equal((await load(fs, {}, { kubeconfig: "/k" })).server.href, "https://kube:6443/a@b?c=d@e");
 });
 
 Deno.test("a server without a scheme is treated as https", async () => {

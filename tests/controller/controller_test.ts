@@ -1,38 +1,10 @@
 import assert from "node:assert/strict";
-import { type Action, controller, type ControllerOptions, type Request } from "../../lib/controller/mod.ts";
+import { type Action, controller, type Request } from "../../lib/controller/mod.ts";
 import type { KubeObject } from "../../lib/client/types.ts";
 import { MetricsRegistry } from "../../lib/observe/mod.ts";
-import { exponentialFailureRateLimiter } from "../../lib/queue/mod.ts";
-import { FakeClock, flush } from "../_util/fake_clock.ts";
+import { flush } from "../_util/fake_clock.ts";
+import { keys, setup } from "./controller_setup.ts";
 import { configMapRef, deploymentRef, FakeInformers, fooRef, obj } from "./fake_informers.ts";
-import { type Line, memoryLogger } from "./memory_logger.ts";
-
-function setup(options: Partial<ControllerOptions> & Pick<ControllerOptions, "reconcile">) {
-  const clock = new FakeClock();
-  const informers = new FakeInformers();
-  const lines: Line[] = [];
-  const c = controller(informers, {
-    name: "foo",
-    for: fooRef,
-    clock,
-    logger: memoryLogger(lines),
-    rateLimiter: exponentialFailureRateLimiter({ baseDelayMs: 5 }),
-    ...options,
-  });
-  const ctl = new AbortController();
-  const foos = informers.get(fooRef);
-  const start = async () => {
-    informers.syncAll();
-    const done = c.run({ signal: ctl.signal });
-    await flush();
-    return { done };
-  };
-  return { clock, informers, foos, c, ctl, lines, start };
-}
-
-function keys(calls: Request[]): string[] {
-  return calls.map((r) => (r.namespace ? `${r.namespace}/${r.name}` : r.name));
-}
 
 Deno.test("owned objects enqueue only their controlling owner of the primary group and kind", async () => {
   const calls: Request[] = [];
@@ -211,53 +183,6 @@ Deno.test("at most N reconciles run at once and never two of one key", async () 
   assert.ok(!overlap, "one key was reconciled by two workers at once");
   t.ctl.abort();
   await done;
-});
-
-Deno.test("shutdown lets an in-flight reconcile finish, stops taking work, then resolves", async () => {
-  const events: string[] = [];
-  let release = () => {};
-  const t = setup({
-    reconcile: (r, ctx) => {
-      events.push(`start ${r.name}`);
-      return new Promise<void>((resolve) => {
-        release = () => {
-          events.push(`finish ${r.name} aborted=${ctx.signal.aborted}`);
-          resolve();
-        };
-      });
-    },
-  });
-  const { done } = await t.start();
-  t.foos.add(obj("a"));
-  t.foos.add(obj("b"));
-  await flush();
-  t.ctl.abort();
-  let resolved = false;
-  void done.then(() => (resolved = true));
-  await flush();
-  assert.equal(resolved, false);
-  release();
-  await done;
-  assert.deepEqual(events, ["start a", "finish a aborted=false"]);
-  assert.equal(t.informers.get(fooRef).subscribers, 0, "handlers are removed");
-});
-
-Deno.test("after the grace period in-flight reconciles are aborted and run resolves", async () => {
-  const t = setup({
-    shutdownGracePeriodMs: 5_000,
-    reconcile: (_r, ctx) =>
-      new Promise<void>((resolve) => ctx.signal.addEventListener("abort", () => resolve(), { once: true })),
-  });
-  const { done } = await t.start();
-  t.foos.add(obj("stuck"));
-  await flush();
-  t.ctl.abort();
-  await flush();
-  await t.clock.advance(4_999);
-  assert.ok(!t.lines.some((l) => /grace period/.test(l.msg)));
-  await t.clock.advance(1);
-  await done;
-  assert.ok(t.lines.some((l) => l.level === "warn" && /grace period/.test(l.msg)));
 });
 
 Deno.test("reconcile metrics are recorded in the registry", async () => {

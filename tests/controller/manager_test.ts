@@ -1,11 +1,11 @@
 import assert from "node:assert/strict";
+import { LEASES } from "../../lib/client/resources.ts";
 import {
   LeaderElectionLostError,
   Manager,
   type ManagerOptions,
   type Request,
 } from "../../lib/controller/mod.ts";
-import { leaseRef } from "../../lib/leader/mod.ts";
 import { FakeClock, flush } from "../_util/fake_clock.ts";
 import { clientView, FakeLeaseClient } from "../leader/fake_lease_client.ts";
 import { FakeInformers, fooRef, obj } from "./fake_informers.ts";
@@ -89,7 +89,7 @@ Deno.test("shutdown lets the in-flight reconcile finish, then releases the lease
 
 Deno.test("controllers do not run while another process leads, and start once it releases", async () => {
   const store = new FakeLeaseClient();
-  await store.create(leaseRef, {
+  await store.create(LEASES, {
     metadata: { name: "foo-lock", namespace: "kube-system" },
     spec: { holderIdentity: "other", leaseDurationSeconds: 15 },
   }, { namespace: "kube-system" });

@@ -51,6 +51,14 @@ Deno.test("the shipped RBAC grants nothing broader: the controller's token canno
   assert.equal(await can("create", "leases", "-n", "kubeloop-system"), "yes");
   assert.equal(await can("patch", "foos.samplecontroller.k8s.io", "--subresource=status", "-A"), "yes");
   assert.equal(await can("update", "foos.samplecontroller.k8s.io", "-A"), "no");
+  assert.equal(await can("update", "foos.samplecontroller.k8s.io", "--subresource=status", "-A"), "no");
+  // Server-side apply of a Deployment that does not exist yet is checked as "create" as well as "patch".
+  assert.equal(await can("create", "deployments.apps", "-A"), "yes");
+  assert.equal(await can("patch", "deployments.apps", "-A"), "yes");
+  assert.equal(await can("update", "deployments.apps", "-A"), "no");
+  assert.equal(await can("get", "deployments.apps", "-A"), "no");
+  assert.equal(await can("create", "events.events.k8s.io", "-A"), "yes");
+  assert.equal(await can("create", "events", "-A"), "no", "core Events are never written");
 });
 
 Deno.test("the controller, in-cluster with the shipped RBAC, behaves like sample-controller and better", async (t) => {
@@ -163,6 +171,74 @@ Deno.test("the controller, in-cluster with the shipped RBAC, behaves like sample
       });
       assert.equal(dep.metadata.annotations["example.com/owner"], "team-a");
     });
+
+    await t.step(
+      "another manager's condition survives our status writes and stays that manager's",
+      async () => {
+        const other = {
+          apiVersion: "samplecontroller.k8s.io/v1alpha1",
+          kind: "Foo",
+          metadata: { name: "example-foo", namespace: ns.name },
+          status: {
+            conditions: [{
+              type: "Other",
+              status: "True",
+              reason: "SetByOther",
+              message: "written by another field manager",
+              lastTransitionTime: "2026-01-01T00:00:00Z",
+            }],
+          },
+        };
+        await kubectlOk([
+          "apply",
+          "--server-side",
+          "--subresource=status",
+          "--field-manager=other-manager",
+          "-f",
+          "-",
+        ], { stdin: JSON.stringify(other) });
+        // A new spec generation makes the controller write status again (observedGeneration moves).
+        await kubectlOk([
+          "patch",
+          "foo",
+          "example-foo",
+          "-n",
+          ns.name,
+          "--type=merge",
+          "-p",
+          '{"spec":{"replicas":2}}',
+        ]);
+        const foo = await eventually(async () => {
+          const f = await getJson(["get", "foo", "example-foo", "-n", ns.name, "--show-managed-fields"]);
+          return f && f.status?.observedGeneration === f.metadata.generation ? f : undefined;
+        }, { message: `no status write for the new generation; logs:\n${controller.logs()}` });
+        const conditions = (foo.status.conditions as Json[]).map((c) => `${c.type}=${c.status}`).sort();
+        assert.deepEqual(conditions, ["Other=True", "Ready=False"]);
+        const ownersOf = (type: string) =>
+          (foo.metadata.managedFields as Json[])
+            .filter((m) => m.fieldsV1?.["f:status"]?.["f:conditions"]?.[`k:{"type":"${type}"}`])
+            .map((m) => m.manager);
+        assert.deepEqual(ownersOf("Other"), ["other-manager"]);
+        assert.deepEqual(ownersOf("Ready"), ["kubeloop-sample-controller"]);
+        // Back to 3 replicas for the steps below.
+        await kubectlOk([
+          "patch",
+          "foo",
+          "example-foo",
+          "-n",
+          ns.name,
+          "--type=merge",
+          "-p",
+          '{"spec":{"replicas":3}}',
+        ]);
+        await eventually(async () => {
+          const f = await getJson(["get", "foo", "example-foo", "-n", ns.name]);
+          return f?.status?.observedGeneration === f?.metadata.generation && ready(f)?.status === "True"
+            ? true
+            : undefined;
+        });
+      },
+    );
 
     await t.step("kubectl get foos shows the printer columns", async () => {
       const out = await kubectlOk(["get", "foos", "-n", ns.name]);

@@ -1,78 +1,6 @@
 import assert from "node:assert/strict";
 import { ApiError } from "../../lib/client/api_error.ts";
-import type { ResourceRef } from "../../lib/client/types.ts";
-import {
-  EventRecorder,
-  type EventRequestOptions,
-  type EventsClient,
-  type EventV1,
-} from "../../lib/events/mod.ts";
-import type { LogFields, Logger } from "../../lib/observe/types.ts";
-import { FakeClock } from "../_util/fake_clock.ts";
-
-type Call =
-  | { op: "create"; namespace: string | undefined; event: EventV1 }
-  | { op: "patch"; namespace: string | undefined; name: string; patch: unknown; type: string };
-
-class FakeEvents implements EventsClient {
-  calls: Call[] = [];
-  failCreate = false;
-  failPatch: ApiError | undefined;
-  async create(_ref: ResourceRef, obj: EventV1, o?: EventRequestOptions): Promise<EventV1> {
-    await Promise.resolve();
-    if (this.failCreate) throw new ApiError({ code: 403, reason: "Forbidden", message: "no" });
-    this.calls.push({ op: "create", namespace: o?.namespace, event: structuredClone(obj) });
-    return structuredClone(obj);
-  }
-  async patch(
-    _ref: ResourceRef,
-    name: string,
-    patch: unknown,
-    o: EventRequestOptions & { type: "merge" },
-  ): Promise<EventV1> {
-    await Promise.resolve();
-    if (this.failPatch) throw this.failPatch;
-    this.calls.push({
-      op: "patch",
-      namespace: o.namespace,
-      name,
-      patch: structuredClone(patch),
-      type: o.type,
-    });
-    return {} as EventV1;
-  }
-}
-
-function memoryLogger(lines: { level: string; msg: string; fields: LogFields | undefined }[]): Logger {
-  const log = (level: string) => (msg: string, fields?: LogFields) => void lines.push({ level, msg, fields });
-  const logger: Logger = {
-    debug: log("debug"),
-    info: log("info"),
-    warn: log("warn"),
-    error: log("error"),
-    child: () => logger,
-  };
-  return logger;
-}
-
-const foo = {
-  apiVersion: "samplecontroller.k8s.io/v1alpha1",
-  kind: "Foo",
-  metadata: { name: "example-foo", namespace: "default", uid: "u-1", resourceVersion: "7" },
-};
-
-function setup(start = Date.UTC(2026, 0, 1)) {
-  const clock = new FakeClock(start);
-  const client = new FakeEvents();
-  const logs: { level: string; msg: string; fields: LogFields | undefined }[] = [];
-  const recorder = new EventRecorder(client, {
-    reportingController: "sample-controller",
-    reportingInstance: "sample-controller-1",
-    clock,
-    logger: memoryLogger(logs),
-  });
-  return { clock, client, logs, recorder };
-}
+import { foo, setup } from "./fake_events.ts";
 
 Deno.test("the first occurrence is written as an events.k8s.io/v1 Event", async () => {
   const { client, recorder } = setup();
@@ -205,6 +133,32 @@ Deno.test("when the Event expired, the series update creates it anew with the se
   assert.ok(second?.op === "create");
   assert.equal(second.event.series?.count, 2);
   await recorder[Symbol.asyncDispose]();
+});
+
+Deno.test("series patch failures other than NotFound keep the Event and retry at the next interval", async () => {
+  const failures = [
+    new ApiError({ code: 500, reason: "InternalError", message: "etcd unavailable" }),
+    new ApiError({ code: 429, reason: "TooManyRequests", message: "slow down" }),
+    new DOMException("request timed out", "TimeoutError"),
+  ];
+  for (const failure of failures) {
+    const { client, clock, recorder } = setup();
+    recorder.record(foo, { type: "Normal", reason: "Synced", note: "ok" });
+    await clock.advance(1_000);
+    recorder.record(foo, { type: "Normal", reason: "Synced", note: "ok" });
+    client.failPatch = failure;
+    await clock.advance(29_000); // the first series patch fails
+    assert.deepEqual(client.attempts, ["create", "patch"], `${failure.name}: no duplicate Event`);
+    client.failPatch = undefined;
+    await clock.advance(29_999);
+    assert.equal(client.attempts.length, 2, `${failure.name}: retried before the interval`);
+    await clock.advance(1);
+    assert.deepEqual(client.calls.map((c) => c.op), ["create", "patch"], failure.name);
+    const patch = client.calls[1];
+    assert.ok(patch?.op === "patch");
+    assert.equal((patch.patch as { series: { count: number } }).series.count, 2);
+    await recorder[Symbol.asyncDispose]();
+  }
 });
 
 Deno.test("long notes are truncated to the 1 KiB the API allows", async () => {

@@ -171,3 +171,29 @@ Deno.test("a corrupt gzip body is a ProtocolError naming the URL", async () => {
     },
   );
 });
+
+Deno.test("a corrupt gzip body closes the connection at once, even with raw bytes still unread", async () => {
+  const socket = new ScriptedSocket([
+    new Uint8Array([31, 139, 8, 0, 1, 2, 3, 4, 5, 6, 7, 8]),
+    new Uint8Array(100),
+  ]);
+  const conn = new Connection(socket, "http://h", false);
+  conn.begin(URL_TEXT, 0);
+  let reusable: boolean | undefined;
+  const h = head(200, { "content-encoding": "gzip", "content-length": "112" });
+  const raw = rawBodyStream(conn, bodyFraming("GET", h, URL_TEXT), URL_TEXT, (r) => reusable = r);
+  await assert.rejects(readAll(decodeContent(raw, h.headers, URL_TEXT)), ProtocolError);
+  assert.equal(socket.closed, true);
+  assert.equal(reusable, false);
+});
+
+Deno.test("a gzip body whose raw stream fails rejects with that failure and closes the connection", async () => {
+  const zipped = await gzip(enc.encode("x".repeat(1000)));
+  const h = head(200, { "content-encoding": "gzip", "content-length": String(zipped.length + 10) });
+  const socket = new ScriptedSocket([zipped.subarray(0, 10)]);
+  const conn = new Connection(socket, "http://h", false);
+  conn.begin(URL_TEXT, 0);
+  const raw = rawBodyStream(conn, bodyFraming("GET", h, URL_TEXT), URL_TEXT, () => {});
+  await assert.rejects(readAll(decodeContent(raw, h.headers, URL_TEXT)), /Truncated response body/);
+  assert.equal(socket.closed, true);
+});

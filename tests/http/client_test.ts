@@ -299,6 +299,28 @@ Deno.test("a gzip-encoded chunked response is decoded end to end", async () => {
   assert.deepEqual(server.errors, []);
 });
 
+Deno.test("a corrupt gzip body rejects and closes the socket instead of leaving it open", async () => {
+  let clientClosed = false;
+  const server = new ScriptedServer(async (conn) => {
+    await conn.readRequest();
+    await conn.send("HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nContent-Length: 100000\r\n\r\n");
+    await conn.send(new Uint8Array([31, 139, 8, 0, 1, 2, 3, 4, 5, 6, 7, 8]));
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const gaveUp = new Promise<boolean>((resolve) => timer = setTimeout(() => resolve(false), 2000));
+    clientClosed = await Promise.race([conn.waitForClose(), gaveUp]);
+    clearTimeout(timer);
+  });
+  const client = new HttpClient();
+  try {
+    const res = await client.request({ method: "GET", url: new URL(server.url) });
+    await assert.rejects(res.text(), /^ProtocolError: Invalid gzip response body/);
+  } finally {
+    client.close();
+    await server.close();
+  }
+  assert.equal(clientClosed, true, "the client closed its socket");
+});
+
 Deno.test("a malformed response head rejects with ProtocolError naming the URL", async () => {
   const server = new ScriptedServer(async (conn) => {
     await conn.readRequest();

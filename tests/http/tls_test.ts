@@ -143,10 +143,44 @@ Deno.test("TLS failures from Deno and node:tls are described in plain words", ()
       new Error("received fatal alert: BadCertificate"),
       "server rejected the client certificate (received fatal alert: BadCertificate)",
     ],
+    // node:tls adds a code; it is matched on but not shown, so both paths read the same.
+    [
+      Object.assign(new Error("received fatal alert: BadCertificate"), {
+        code: "ERR_SSL_SSLV3_ALERT_BAD_CERTIFICATE",
+      }),
+      "server rejected the client certificate (received fatal alert: BadCertificate)",
+    ],
+    [
+      Object.assign(new Error("received fatal alert: UnknownCA"), { code: "ERR_SSL_TLSV1_ALERT_UNKNOWN_CA" }),
+      "server rejected the client certificate (received fatal alert: UnknownCA)",
+    ],
+    [
+      Object.assign(new Error("received fatal alert: CertificateRequired"), {
+        code: "ERR_SSL_TLSV13_ALERT_CERTIFICATE_REQUIRED",
+      }),
+      "server requires a client certificate",
+    ],
+    [
+      Object.assign(new Error("unable to verify the first certificate"), {
+        code: "UNABLE_TO_VERIFY_LEAF_SIGNATURE",
+      }),
+      "certificate signed by unknown authority",
+    ],
+    [
+      Object.assign(new Error("certificate is not yet valid"), { code: "CERT_NOT_YET_VALID" }),
+      "server certificate is not valid yet",
+    ],
   ];
   for (const [err, text] of cases) assert.equal(describeTlsFailure(err), text);
   assert.match(
     describeTlsFailure(new Error('invalid peer certificate: certificate not valid for name "1.2.3.4"')),
     /^server certificate is not valid for the name: certificate not valid for name "1\.2\.3\.4"$/,
+  );
+  const altnames = Object.assign(new Error("Hostname/IP does not match certificate's altnames: Host: a"), {
+    code: "ERR_TLS_CERT_ALTNAME_INVALID",
+  });
+  assert.equal(
+    describeTlsFailure(altnames),
+    "server certificate is not valid for the name: Hostname/IP does not match certificate's altnames: Host: a",
   );
 });

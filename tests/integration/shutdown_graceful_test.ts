@@ -130,6 +130,36 @@ Deno.test("SIGTERM during a slow reconcile: the process finishes it, releases th
   assert.equal((await leaseSpec(ns.name, "graceful"))?.holderIdentity, "");
 });
 
+Deno.test("a reconcile that ignores its aborted signal past the grace period returns before the Lease is released", async () => {
+  await using ns = await createNamespace("shutdown-hard");
+  await using proc = await startManagerProcess({
+    namespace: ns.name,
+    identity: "stubborn",
+    leaseName: "stubborn",
+    gracefulShutdownMs: 500,
+  });
+  await proc.waitForLine((l) => l.msg === "Became leader");
+  await createSlowConfigMap(ns.name, "slow", 2_500);
+  const key = `${ns.name}/slow`;
+  await proc.waitForLine(reconcileLine("Reconcile started", key));
+
+  proc.kill("SIGTERM");
+  assert.equal(await proc.exited, 0, proc.output().slice(-4000));
+
+  const lines = proc.lines();
+  const hardStop = indexOf(
+    lines,
+    (l) => l.msg === "Shutdown grace period ended; aborting in-flight reconciles",
+  );
+  const finished = indexOf(lines, reconcileLine("Reconcile finished", key));
+  const released = indexOf(lines, (l) => l.msg === "Released lease");
+  assert.ok(hardStop >= 0, "the grace period ended while the reconcile ran");
+  assert.ok(finished > hardStop, "the aborted reconcile was awaited");
+  assert.equal(lines[finished]?.["aborted"], true);
+  assert.ok(released > finished, "the Lease was released only after the reconcile returned");
+  assert.equal((await leaseSpec(ns.name, "stubborn"))?.holderIdentity, "");
+});
+
 Deno.test("a second SIGTERM exits at once with code 1 without waiting for the in-flight reconcile", async () => {
   await using ns = await createNamespace("shutdown-twice");
   await using proc = await startManagerProcess({ namespace: ns.name, identity: "impatient" });

@@ -174,6 +174,34 @@ Deno.test("leading work is awaited before the lease is released", async () => {
   assert.equal(store.leases.get("ns/demo")?.spec?.holderIdentity, "");
 });
 
+Deno.test("an abort that lands while the acquire succeeds still releases the lease, without leading", async () => {
+  const clock = new FakeClock();
+  const store = new FakeLeaseClient();
+  const ctl = new AbortController();
+  // The abort arrives while the create is on the wire; the server commits the write anyway.
+  const racing: LeaseClient = {
+    get: (ref, name, o) => store.get(ref, name, o),
+    create: async (ref, obj, o) => {
+      const created = await store.create(ref, obj, o);
+      ctl.abort();
+      return created;
+    },
+    replace: (ref, obj, o) => store.replace(ref, obj, o),
+  };
+  const events: string[] = [];
+  const elector = new LeaderElector(racing, {
+    leaseName: "demo",
+    namespace: "ns",
+    identity: "a",
+    clock,
+    onStartedLeading: () => void events.push("started"),
+  });
+  await elector.run({ signal: ctl.signal });
+  assert.equal(store.leases.get("ns/demo")?.spec?.holderIdentity, "", "the acquired lease was released");
+  assert.deepEqual(events, [], "a cancelled candidate does not start leading");
+  assert.equal(elector.isLeader, false);
+});
+
 Deno.test("inconsistent durations are rejected with a RangeError", () => {
   const store = new FakeLeaseClient();
   assert.throws(

@@ -81,6 +81,34 @@ Deno.test("fields named like credentials are redacted at any depth", () => {
   assert.deepEqual(line.items, [{ bearerToken: "[redacted]" }]);
 });
 
+Deno.test("private keys and certificate data are redacted in camelCase and wherever a key PEM appears", () => {
+  const { logger, lines, parsed } = capture();
+  const pem = "-----BEGIN PRIVATE KEY-----\nMIIE\n-----END PRIVATE KEY-----\n";
+  const ec =
+    "-----BEGIN EC PARAMETERS-----\nBggq\n-----END EC PARAMETERS-----\n-----BEGIN EC PRIVATE KEY-----\n";
+  logger.info("tls", {
+    status: { clientCertificateData: "CERTPEM", clientKeyData: pem },
+    tls: { cert: "CERTPEM", key: pem, caCerts: ["CAPEM"], serverName: "kube" },
+    credentials: { key: ec, privateKey: "x", "private-key": "x", certData: "CERTPEM" },
+    error: new Error(`cannot load ${ec}`),
+    keyType: "ec-pkcs8",
+    key: "default/foo",
+  });
+  assert.equal(lines[0]!.includes("PRIVATE KEY"), false);
+  const line = parsed()[0];
+  assert.deepEqual(line.status, { clientCertificateData: "[redacted]", clientKeyData: "[redacted]" });
+  assert.deepEqual(line.tls, { cert: "CERTPEM", key: "[redacted]", caCerts: ["CAPEM"], serverName: "kube" });
+  assert.deepEqual(line.credentials, {
+    key: "[redacted]",
+    privateKey: "[redacted]",
+    "private-key": "[redacted]",
+    certData: "[redacted]",
+  });
+  assert.equal(line.error.message, "[redacted]");
+  assert.equal(line.keyType, "ec-pkcs8", "names merely containing 'key' stay readable");
+  assert.equal(line.key, "default/foo", "a reconcile key is not a secret");
+});
+
 Deno.test("errors are written as name, message and cause, with a stack only at debug", () => {
   const error = new TypeError("bad value", { cause: new RangeError("too big") });
   const info = capture();

@@ -6,7 +6,7 @@ import type {
   FooEvent,
   FooEventRecorder,
 } from "../../lib/sample_controller/reconcile.ts";
-import { controllerOf } from "../../lib/sample_controller/ownership.ts";
+import { controllerOf } from "../../lib/controller/mod.ts";
 import type { Deployment, Foo } from "../../lib/sample_controller/types.ts";
 
 /** A Foo as the API server would return it. */

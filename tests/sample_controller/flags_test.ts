@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { parseListenAddress } from "../../lib/observe/mod.ts";
 import { defaultFlags, FlagError, parseFlags, usage } from "../../lib/sample_controller/flags.ts";
 
 function run(...args: string[]) {
@@ -146,6 +147,24 @@ Deno.test("bind addresses accept :port, host:port, [ipv6]:port and 0", () => {
   assert.equal(run("--metrics-bind-address=0.0.0.0:8080").metricsBindAddress, "0.0.0.0:8080");
   assert.equal(run("--metrics-bind-address=[::1]:8080").metricsBindAddress, "[::1]:8080");
   assert.equal(run("--metrics-bind-address=0").metricsBindAddress, "0");
+});
+
+Deno.test("a bind address flag accepts exactly what the metrics and health server can bind", () => {
+  for (const address of [":9000", "localhost:1", "[::1]:8080", "0", "8080", ":99999", "a:b:1", "[::1]", ""]) {
+    const serverAccepts = (() => {
+      try {
+        parseListenAddress(address);
+        return true;
+      } catch {
+        return false;
+      }
+    })();
+    if (serverAccepts) {
+      assert.equal(run(`--health-probe-bind-address=${address}`).healthProbeBindAddress, address);
+    } else {
+      rejects([`--health-probe-bind-address=${address}`], "--health-probe-bind-address", /host:port/);
+    }
+  }
 });
 
 Deno.test("the usage text lists every flag once", () => {

@@ -214,6 +214,31 @@ Deno.test("a status change is written exactly once, keeping lastTransitionTime w
   assert.deepEqual((writes[0]?.body as Foo).status, syncedStatus(1, 2, "2025-12-31T00:00:00Z"));
 });
 
+Deno.test("the status apply body carries only our fields and the Ready condition, never others' conditions", async () => {
+  const foo = makeFoo({ replicas: 2 });
+  const other = { type: "Other", status: "True" as const, reason: "SetByAnotherManager" };
+  foo.status = { ...syncedStatus(0, 2, "2025-12-31T00:00:00Z"), conditions: [other] };
+  const { deps, client } = setup(foo, liveDeployment(foo, 1));
+  await reconcileFoo(KEY, deps);
+  const writes = client.callsTo("foos", "status");
+  assert.equal(writes.length, 1);
+  assert.deepEqual((writes[0]?.body as Foo).status, syncedStatus(1, 2, "2026-01-02T03:04:05Z"));
+});
+
+Deno.test("another manager's condition next to an up-to-date Ready is no reason to write status", async () => {
+  const foo = makeFoo();
+  const synced = syncedStatus(1, 1);
+  foo.status = { ...synced, conditions: [{ type: "Other", status: "False" }, ...synced.conditions!] };
+  const { deps, client } = setup(foo, liveDeployment(foo, 1));
+  assert.deepEqual(await reconcileFoo(KEY, deps), {
+    kind: "synced",
+    deploymentApplied: false,
+    statusWritten: false,
+    retained: [],
+  });
+  assert.equal(client.calls.length, 0);
+});
+
 Deno.test("Ready flips to True when available replicas reach the desired count, with a new transition time", async () => {
   const foo = makeFoo({ replicas: 2 });
   foo.status = syncedStatus(1, 2, "2025-12-31T00:00:00Z");

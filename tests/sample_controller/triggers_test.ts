@@ -1,8 +1,12 @@
 import assert from "node:assert/strict";
 import type { KubeObject } from "../../lib/client/types.ts";
+import { controller, type Request } from "../../lib/controller/mod.ts";
 import { containsFields } from "../../lib/sample_controller/drift.ts";
-import { isControlledBy, ownerFooKey } from "../../lib/sample_controller/ownership.ts";
-import { fooKeysForDeployment, fooUpdateNeedsSync } from "../../lib/sample_controller/triggers.ts";
+import { isControlledBy } from "../../lib/sample_controller/ownership.ts";
+import { fooTriggers, fooUpdateNeedsSync } from "../../lib/sample_controller/triggers.ts";
+import { DEPLOYMENTS, type Foo, FOOS } from "../../lib/sample_controller/types.ts";
+import { FakeClock, flush } from "../_util/fake_clock.ts";
+import { FakeInformers } from "../controller/fake_informers.ts";
 import { makeFoo } from "./fakes.ts";
 
 function dep(
@@ -14,11 +18,44 @@ function dep(
       name: "d",
       namespace: "ns1",
       resourceVersion: rv,
-      ...(owner ? { ownerReferences: [{ uid: "u", controller: true, ...owner }] } : {}),
+      ...(owner ? { ownerReferences: [{ uid: `uid-${owner.name}`, controller: true, ...owner }] } : {}),
     },
   };
 }
 const fooOwner = { apiVersion: "samplecontroller.k8s.io/v1alpha1", kind: "Foo", name: "f" };
+
+/** The Foo controller's triggers on fake informers: `synced()` returns and clears the keys reconciled since. */
+async function wired(...foos: Foo[]) {
+  const informers = new FakeInformers();
+  const reconciled: string[] = [];
+  const c = controller<Foo>(informers, {
+    name: "foo",
+    ...fooTriggers(),
+    clock: new FakeClock(),
+    reconcile: (r: Request) => {
+      reconciled.push(`${r.namespace}/${r.name}`);
+      return Promise.resolve();
+    },
+  });
+  const fooInformer = informers.get<Foo>(FOOS);
+  for (const foo of foos) fooInformer.add(foo);
+  const stop = new AbortController();
+  informers.syncAll();
+  const done = c.run({ signal: stop.signal });
+  await flush();
+  return {
+    foos: fooInformer,
+    deployments: informers.get(DEPLOYMENTS),
+    synced: async () => {
+      await flush();
+      return reconciled.splice(0).sort();
+    },
+    async [Symbol.asyncDispose]() {
+      stop.abort();
+      await done;
+    },
+  };
+}
 
 Deno.test("a status-only update of a Foo (same generation) does not trigger a sync", () => {
   const old = makeFoo();
@@ -37,27 +74,49 @@ Deno.test("a spec update of a Foo (generation bumped) or a replaced Foo (new UID
   assert.equal(fooUpdateNeedsSync(old, replaced), true);
 });
 
-Deno.test("Deployment events map to the controlling Foo's key", () => {
-  assert.deepEqual(fooKeysForDeployment(undefined, dep("1", fooOwner)), ["ns1/f"]);
-  assert.deepEqual(fooKeysForDeployment(dep("1", fooOwner), dep("2", fooOwner)), ["ns1/f"]);
+Deno.test("wired into a controller, a Foo syncs at start and on spec changes, not on its own status writes", async () => {
+  await using w = await wired(makeFoo());
+  assert.deepEqual(await w.synced(), ["ns1/example-foo"]);
+  const statusWritten = { ...makeFoo(), status: { availableReplicas: 1 } };
+  statusWritten.metadata.resourceVersion = "11";
+  w.foos.update(statusWritten);
+  assert.deepEqual(await w.synced(), []);
+  const respecced = makeFoo({ replicas: 3 });
+  respecced.metadata.generation = 2;
+  w.foos.update(respecced);
+  assert.deepEqual(await w.synced(), ["ns1/example-foo"]);
 });
 
-Deno.test("resync updates (same resourceVersion) of a Deployment are skipped", () => {
-  assert.deepEqual(fooKeysForDeployment(dep("1", fooOwner), dep("1", fooOwner)), []);
+Deno.test("wired into a controller, Deployment changes sync the controlling Foo, but resyncs do not", async () => {
+  await using w = await wired();
+  w.deployments.add(dep("1", fooOwner));
+  assert.deepEqual(await w.synced(), ["ns1/f"]);
+  w.deployments.update(dep("2", fooOwner));
+  assert.deepEqual(await w.synced(), ["ns1/f"]);
+  w.deployments.update(dep("2", fooOwner));
+  assert.deepEqual(await w.synced(), [], "same resourceVersion: a periodic resync");
+  w.deployments.remove(dep("2", fooOwner));
+  assert.deepEqual(await w.synced(), ["ns1/f"]);
 });
 
-Deno.test("Deployments controlled by something else, or by a Foo of another group, map to nothing", () => {
-  assert.deepEqual(fooKeysForDeployment(undefined, dep("1")), []);
-  assert.deepEqual(fooKeysForDeployment(undefined, dep("1", { ...fooOwner, kind: "ReplicaSet" })), []);
-  assert.deepEqual(fooKeysForDeployment(undefined, dep("1", { ...fooOwner, apiVersion: "other.io/v1" })), []);
-  assert.deepEqual(fooKeysForDeployment(undefined, dep("1", { ...fooOwner, controller: false })), []);
+Deno.test("wired into a controller, Deployments controlled by something else, or by another group's Foo, sync nothing", async () => {
+  await using w = await wired();
+  w.deployments.add(dep("1"));
+  w.deployments.remove(dep("1"));
+  w.deployments.add(dep("2", { ...fooOwner, kind: "ReplicaSet" }));
+  w.deployments.remove(dep("2"));
+  w.deployments.add(dep("3", { ...fooOwner, apiVersion: "other.io/v1" }));
+  w.deployments.remove(dep("3"));
+  w.deployments.add(dep("4", { ...fooOwner, controller: false }));
+  assert.deepEqual(await w.synced(), []);
 });
 
-Deno.test("a Deployment moving from one Foo to another syncs both", () => {
-  assert.deepEqual(fooKeysForDeployment(dep("1", fooOwner), dep("2", { ...fooOwner, name: "g" })), [
-    "ns1/f",
-    "ns1/g",
-  ]);
+Deno.test("wired into a controller, a Deployment moving from one Foo to another syncs both", async () => {
+  await using w = await wired();
+  w.deployments.add(dep("1", fooOwner));
+  await w.synced();
+  w.deployments.update(dep("2", { ...fooOwner, name: "g" }));
+  assert.deepEqual(await w.synced(), ["ns1/f", "ns1/g"]);
 });
 
 Deno.test("ownership is a UID match on the controller reference", () => {
@@ -76,7 +135,7 @@ Deno.test("ownership is a UID match on the controller reference", () => {
   assert.equal(isControlledBy(owned, foo), true);
   owned.metadata.ownerReferences![0]!.controller = false;
   assert.equal(isControlledBy(owned, foo), false);
-  assert.equal(ownerFooKey({ metadata: {} }), undefined);
+  assert.equal(isControlledBy({ metadata: {} }, foo), false);
 });
 
 Deno.test("containsFields treats extra live fields as no drift and changed or missing ones as drift", () => {

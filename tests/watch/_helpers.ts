@@ -72,11 +72,17 @@ export function apiError(code: number, reason: string, message = reason): ApiErr
   return new ApiError({ kind: "Status", status: "Failure", code, reason, message });
 }
 
-/** A body stream over `chunks`; `stall` keeps it open (no close) after the chunks. */
+/**
+ * A body stream over `chunks`; `stall` keeps it open (no close) after the chunks; `cancelUntil` makes
+ * cancelling it (closing the connection) take until that promise settles.
+ */
 export class ScriptedBody {
   cancelled = false;
   readonly stream: ReadableStream<Uint8Array>;
-  constructor(chunks: (string | Uint8Array)[], options: { stall?: boolean; failWith?: Error } = {}) {
+  constructor(
+    chunks: (string | Uint8Array)[],
+    options: { stall?: boolean; failWith?: Error; cancelUntil?: Promise<void> } = {},
+  ) {
     const enc = new TextEncoder();
     let i = 0;
     this.stream = new ReadableStream<Uint8Array>({
@@ -95,6 +101,7 @@ export class ScriptedBody {
       },
       cancel: () => {
         this.cancelled = true;
+        return options.cancelUntil;
       },
     }, { highWaterMark: 0 });
   }

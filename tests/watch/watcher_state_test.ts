@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
-import { ApiError } from "../../lib/client/api_error.ts";
+import { ApiError, isGoneStatus } from "../../lib/client/api_error.ts";
 import type { KubeObject } from "../../lib/client/types.ts";
+import { WatchEndedEarlyError } from "../../lib/watch/watch_ended_early_error.ts";
 import type { WatchEvent } from "../../lib/watch/watch_event.ts";
 import {
   initialState,
@@ -22,10 +23,12 @@ const listed = (rv: string): WatcherState => ({
 });
 const streaming = (strategy: WatcherState["strategy"], open = true, started = false): WatcherState => ({
   strategy,
-  phase: { kind: "initStreaming", open, started, listResourceVersion: "0" },
+  phase: { kind: "initStreaming", open, started },
 });
 const ev = (event: WatchEvent): WatcherInput => ({ kind: "event", event });
 const types = (t: { events: { type: string }[] }) => t.events.map((e) => e.type);
+/** A stream that ended after `events` events and `openMs` ms; by default a healthy 5-minute watch. */
+const ended = (events = 3, openMs = 300_000): WatcherInput => ({ kind: "streamEnded", events, openMs });
 const status = (code: number, reason: string, message = reason) => ({
   kind: "Status" as const,
   code,
@@ -134,9 +137,43 @@ Deno.test("other ERROR events are yielded as ApiError and the watch resumes from
 });
 
 Deno.test("a clean end of the stream re-watches from the last RV without an error", () => {
-  const t = step(watching("42"), { kind: "streamEnded" });
-  assert.deepEqual(t.events, []);
-  assert.deepEqual(nextAction(t.state), { kind: "watch", resourceVersion: "42", sendInitialEvents: false });
+  for (const input of [ended(), ended(1, 5), ended(0, 300_000)]) {
+    const t = step(watching("42"), input);
+    assert.deepEqual(t.events, [], "events, or a long quiet stretch, make it a normal timeout");
+    assert.deepEqual(nextAction(t.state), { kind: "watch", resourceVersion: "42", sendInitialEvents: false });
+  }
+});
+
+Deno.test("a watch that ends within a second without any event is an error, so the backoff applies", () => {
+  for (const openMs of [0, 999]) {
+    const t = step(watching("42"), ended(0, openMs));
+    assert.deepEqual(types(t), ["error"]);
+    const e = t.events[0]!;
+    assert.ok(e.type === "error" && e.error instanceof WatchEndedEarlyError && e.error.openMs === openMs);
+    assert.match(e.error.message, /closed without any event/);
+    assert.deepEqual(nextAction(t.state), { kind: "watch", resourceVersion: "42", sendInitialEvents: false });
+  }
+  assert.deepEqual(step(watching("42"), ended(0, 1_000)).events, [], "one second is long enough");
+});
+
+Deno.test("ERROR events and refused requests share one 410 rule (code 410, reason Expired or Gone)", () => {
+  const cases = [
+    status(410, ""),
+    status(0, "Expired"),
+    status(0, "Gone"),
+    status(500, "InternalError"),
+    status(409, "Conflict"),
+    { kind: "Status" as const, code: 410 },
+  ];
+  for (const st of cases) {
+    const gone = isGoneStatus(st);
+    assert.equal(new ApiError(st).isGone, gone, JSON.stringify(st));
+    const onEvent = step(watching("10"), ev({ type: "ERROR", object: st }));
+    const onAnswer = step(listed("10"), { kind: "watchFailed", error: new ApiError(st) });
+    for (const t of [onEvent, onAnswer]) {
+      assert.equal(t.state.phase.kind === "empty", gone, `relists exactly when gone: ${JSON.stringify(st)}`);
+    }
+  }
 });
 
 Deno.test("a failed stream is yielded and resumes from the last good RV", () => {
@@ -197,7 +234,7 @@ Deno.test("auto falls back to paged lists for good when the server rejects strea
     ev({ type: "ERROR", object: status(422, "Invalid") }),
     ev({ type: "BOOKMARK", object: { metadata: { resourceVersion: "1" } } }),
     ev({ type: "DELETED", object: cm("a", "1") }),
-    { kind: "streamEnded" },
+    ended(),
   ];
   for (const input of rejections) {
     const s = input.kind === "watchFailed" ? streaming("auto", false) : streaming("auto");
@@ -212,14 +249,9 @@ Deno.test("a forced streaming list does not fall back: failures are yielded and 
   const t1 = step(streaming("stream", false), { kind: "watchFailed", error: apiError(422, "Invalid") });
   assert.deepEqual(types(t1), ["error"]);
   assert.equal(t1.state.strategy, "stream");
-  const t2 = step(streaming("stream", true, true), { kind: "streamEnded" });
+  const t2 = step(streaming("stream", true, true), ended());
   assert.deepEqual(types(t2), ["error"]);
-  assert.deepEqual(t2.state.phase, {
-    kind: "initStreaming",
-    open: false,
-    started: false,
-    listResourceVersion: "0",
-  });
+  assert.deepEqual(t2.state.phase, { kind: "initStreaming", open: false, started: false });
   const t3 = step(streaming("stream"), ev({ type: "DELETED", object: cm("a", "1") }));
   assert.deepEqual(types(t3), ["error"]);
   const t4 = step(streaming("stream"), ev({ type: "ERROR", object: status(500, "InternalError") }));
@@ -230,14 +262,9 @@ Deno.test("a forced streaming list does not fall back: failures are yielded and 
   assert.equal(nextAction(t5.state).kind, "watch");
 });
 
-Deno.test("a 410 during a streaming list restarts the streaming list", () => {
+Deno.test("a 410 during a streaming list restarts the streaming list, carrying no list state", () => {
   const t = step(streaming("stream"), ev({ type: "ERROR", object: status(410, "Expired") }));
-  assert.deepEqual(t.state.phase, {
-    kind: "initStreaming",
-    open: false,
-    started: false,
-    listResourceVersion: undefined,
-  });
+  assert.deepEqual(t.state.phase, { kind: "initStreaming", open: false, started: false });
   const t2 = step(streaming("stream", false), { kind: "watchFailed", error: apiError(410, "Gone") });
   assert.equal(t2.state.phase.kind, "initStreaming");
 });
@@ -258,7 +285,7 @@ Deno.test("inputs that cannot happen in a phase are reported as errors, not igno
   assert.deepEqual(types(t), ["error"]);
   assert.equal(step(watching("1"), { kind: "listed", list: page([], "1") }).events[0]?.type, "error");
   assert.equal(step(watching("1"), { kind: "watchOpened" }).events[0]?.type, "error");
-  assert.equal(step(listed("1"), { kind: "streamEnded" }).events[0]?.type, "error");
+  assert.equal(step(listed("1"), ended()).events[0]?.type, "error");
   assert.equal(step(listed("1"), { kind: "streamFailed", error: new Error() }).events[0]?.type, "error");
 });
 

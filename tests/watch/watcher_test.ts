@@ -1,9 +1,11 @@
 import assert from "node:assert/strict";
+import { Backoff, withBackoff } from "../../lib/watch/backoff.ts";
 import { WatchDecodeError } from "../../lib/watch/watch_decode_error.ts";
+import { WatchEndedEarlyError } from "../../lib/watch/watch_ended_early_error.ts";
 import { WatchIdleTimeoutError } from "../../lib/watch/watch_idle_timeout_error.ts";
 import { watcher, type WatcherOptions } from "../../lib/watch/watcher.ts";
 import type { WatcherEvent } from "../../lib/watch/watcher_event.ts";
-import { FakeClock } from "../_util/fake_clock.ts";
+import { FakeClock, flush } from "../_util/fake_clock.ts";
 import {
   apiError,
   bookmark,
@@ -53,7 +55,7 @@ Deno.test("the initial list is paged (limit 500, RV 0 then continue) and the wat
 
 Deno.test("selectors and namespace are passed to list and watch; timeoutSeconds is drawn from [300, 600)", async () => {
   const lw = new ScriptedListWatcher([page([], "1")], [
-    new ScriptedBody([]),
+    new ScriptedBody([bookmark("1")]),
     new ScriptedBody([line("ADDED", cm("a", "2"))], { stall: true }),
   ]);
   const randoms = [0, 0.999999];
@@ -127,6 +129,39 @@ Deno.test("a clean end re-watches from the newest RV, bookmarks included", async
   const got = await take(it, 4);
   assert.deepEqual(got.map(brief), ["init", "initDone@10", "apply:a@11", "apply:a@16"]);
   assert.deepEqual(lw.watches.map((w) => w.resourceVersion), ["10", "15"]);
+  await it.return();
+});
+
+Deno.test("a watch answered 200 and closed at once is an error, so withBackoff spaces the reconnects", async () => {
+  const clock = new FakeClock();
+  const lw = new ScriptedListWatcher([page([], "10")], [
+    new ScriptedBody([]),
+    new ScriptedBody([]),
+    new ScriptedBody([line("ADDED", cm("a", "11"))], { stall: true }),
+  ]);
+  const backoff = new Backoff({ clock, random: () => 1 }); // delays of exactly 800 ms, then 1600 ms
+  const it = withBackoff(start(lw, { clock }), { clock, backoff });
+  const all = take(it, 5);
+  await flush();
+  assert.equal(lw.watches.length, 1, "the first early close is followed by a sleep, not a reconnect");
+  await clock.advance(799);
+  assert.equal(lw.watches.length, 1);
+  await clock.advance(1);
+  assert.equal(lw.watches.length, 2, "reconnects after the first backoff delay");
+  await clock.advance(1_599);
+  assert.equal(lw.watches.length, 2, "the second delay is longer");
+  await clock.advance(1);
+  assert.equal(lw.watches.length, 3);
+  const got = await all;
+  assert.deepEqual(got.map(brief), [
+    "init",
+    "initDone@10",
+    "error:WatchEndedEarlyError",
+    "error:WatchEndedEarlyError",
+    "apply:a@11",
+  ]);
+  assert.ok(got[2]?.type === "error" && got[2].error instanceof WatchEndedEarlyError);
+  assert.deepEqual(lw.watches.map((w) => w.resourceVersion), ["10", "10", "10"], "no relist, same RV");
   await it.return();
 });
 
@@ -266,6 +301,26 @@ Deno.test("aborting the signal ends the iteration without error and closes the s
   ac.abort(new Error("shutdown"));
   assert.deepEqual(await pending, { done: true, value: undefined });
   assert.equal(lw.bodies[0]!.cancelled, true);
+});
+
+Deno.test("aborting ends the iteration only once the connection has finished closing", async () => {
+  let finishClosing = () => {};
+  const closing = new Promise<void>((resolve) => finishClosing = resolve);
+  const lw = new ScriptedListWatcher([page([], "10")], [
+    new ScriptedBody([], { stall: true, cancelUntil: closing }),
+  ]);
+  const ac = new AbortController();
+  const it = start(lw, { signal: ac.signal });
+  await take(it, 2);
+  let settled = false;
+  const pending = it.next().then((r) => (settled = true, r));
+  await Promise.resolve();
+  ac.abort(new Error("shutdown"));
+  await flush();
+  assert.equal(lw.bodies[0]!.cancelled, true, "closing has started");
+  assert.equal(settled, false, "still closing");
+  finishClosing();
+  assert.deepEqual(await pending, { done: true, value: undefined });
 });
 
 Deno.test("breaking out of for await closes the watch", async () => {
