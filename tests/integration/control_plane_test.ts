@@ -3,8 +3,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { createNamespace, eventually, kubectl, kubectlOk, testEnv } from "../_util/testenv.ts";
-
-const crdPath = new URL("../../crds/samplecontroller.k8s.io_foos.yaml", import.meta.url).pathname;
+import { installFooCrd } from "../_util/sample_controller.ts";
 
 Deno.test("a namespace created for a test exists on the real apiserver", async () => {
   await using ns = await createNamespace("cp-ns");
@@ -13,13 +12,7 @@ Deno.test("a namespace created for a test exists on the real apiserver", async (
 });
 
 Deno.test("the Foo CRD from crds/ applies, and a Foo can be created and listed through it", async () => {
-  await kubectlOk(["apply", "-f", crdPath]);
-  await kubectlOk([
-    "wait",
-    "--for=condition=Established",
-    "--timeout=30s",
-    "crd/foos.samplecontroller.k8s.io",
-  ]);
+  await installFooCrd();
   await using ns = await createNamespace("cp-crd");
   const foo = {
     apiVersion: "samplecontroller.k8s.io/v1alpha1",

@@ -5,9 +5,8 @@ import assert from "node:assert/strict";
 import { Informer } from "../../lib/cache/mod.ts";
 import { CONFIG_MAPS, type KubeObject, type ResourceRef } from "../../lib/client/mod.ts";
 import { adminClient } from "../_util/clients.ts";
-import { createNamespace, eventually, kubectlOk } from "../_util/testenv.ts";
-
-const crdPath = new URL("../../crds/samplecontroller.k8s.io_foos.yaml", import.meta.url).pathname;
+import { createNamespace, eventually } from "../_util/testenv.ts";
+import { installFooCrd } from "../_util/sample_controller.ts";
 
 const FOOS: ResourceRef = {
   group: "samplecontroller.k8s.io",
@@ -106,13 +105,7 @@ Deno.test("an informer on ConfigMaps hands onAdd, onUpdate and onDelete the serv
 });
 
 Deno.test("an informer on Foo custom resources hands onAdd, onUpdate and onDelete the server's objects", async () => {
-  await kubectlOk(["apply", "-f", crdPath]);
-  await kubectlOk([
-    "wait",
-    "--for=condition=Established",
-    "--timeout=30s",
-    "crd/foos.samplecontroller.k8s.io",
-  ]);
+  await installFooCrd();
   await using ns = await createNamespace("inf-foo");
   await createUpdateDelete(
     FOOS,

@@ -23,6 +23,7 @@ import {
 import type { ListWatcher } from "../../lib/watch/mod.ts";
 import { adminClient } from "../_util/clients.ts";
 import { compactEtcd, createNamespace, eventually } from "../_util/testenv.ts";
+import { testEvent } from "../_util/test_event.ts";
 
 /** A ListWatcher whose watch connections can be cut and kept down on demand. */
 class CuttableListWatcher implements ListWatcher {
@@ -194,7 +195,12 @@ Deno.test("Events deleted while the informer is disconnected arrive as deletes a
   await using client = await adminClient();
   const names = ["a", "b", "c", "d"];
   const uids = new Map<string, string | undefined>();
-  for (const name of names) uids.set(name, (await client.create(EVENTS, event(name, ns.name))).metadata.uid);
+  for (const name of names) {
+    uids.set(
+      name,
+      (await client.create(EVENTS, testEvent(name, ns.name, "kubeloop.test/disconnect"))).metadata.uid,
+    );
+  }
   const { deleted, metrics, storeVersions } = await deleteWhileDisconnected(
     client,
     EVENTS,
@@ -211,18 +217,3 @@ Deno.test("Events deleted while the informer is disconnected arrive as deletes a
   const server = await client.list(EVENTS, { namespace: ns.name });
   assert.deepEqual(storeVersions, versions(server.items));
 });
-
-function event(name: string, namespace: string): KubeObject {
-  return {
-    apiVersion: "events.k8s.io/v1",
-    kind: "Event",
-    metadata: { name, namespace },
-    eventTime: new Date().toISOString().replace("Z", "000Z"),
-    reportingController: "kubeloop.test/disconnect",
-    reportingInstance: "test",
-    action: "Testing",
-    reason: "Test",
-    type: "Normal",
-    regarding: { apiVersion: "v1", kind: "ConfigMap", name: "anything", namespace },
-  };
-}

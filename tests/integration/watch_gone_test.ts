@@ -13,12 +13,13 @@ import { EVENTS, type KubeObject, type ListOptions, type WatchOptions } from "..
 import { type ListWatcher, watcher, type WatcherEvent, type WatchEventType } from "../../lib/watch/mod.ts";
 import { adminClient } from "../_util/clients.ts";
 import { compactEtcd, createNamespace, eventually } from "../_util/testenv.ts";
+import { testEvent } from "../_util/test_event.ts";
 
 Deno.test("resuming a watch from a compacted resourceVersion relists, and the deleted object is delivered as a delete", async () => {
   await using ns = await createNamespace("gone");
   await using client = await adminClient();
   for (const name of ["keep", "drop", "change"]) {
-    await client.create(EVENTS, event(name, ns.name));
+    await client.create(EVENTS, testEvent(name, ns.name, "kubeloop.test/gone", "one"));
   }
 
   // The second watch (the resume after the first one times out) waits at this gate until the
@@ -72,7 +73,7 @@ Deno.test("resuming a watch from a compacted resourceVersion relists, and the de
     ...old,
     metadata: { ...old.metadata, labels: { round: "two" } },
   });
-  const added = await client.create(EVENTS, event("added", ns.name));
+  const added = await client.create(EVENTS, testEvent("added", ns.name, "kubeloop.test/gone", "one"));
   const compactedAt = await compactEtcd();
   assert.ok(compactedAt > Number(resumeFrom), "the resume point is below the compaction");
   openGate();
@@ -105,22 +106,6 @@ Deno.test("resuming a watch from a compacted resourceVersion relists, and the de
   assert.equal(store.get(`${ns.name}/change`)?.metadata.resourceVersion, changed.metadata.resourceVersion);
   assert.equal(store.get(`${ns.name}/added`)?.metadata.uid, added.metadata.uid);
 });
-
-function event(name: string, namespace: string): KubeObject {
-  return {
-    apiVersion: "events.k8s.io/v1",
-    kind: "Event",
-    metadata: { name, namespace },
-    eventTime: new Date().toISOString().replace("Z", "000Z"),
-    reportingController: "kubeloop.test/gone",
-    reportingInstance: "test",
-    action: "Testing",
-    reason: "Test",
-    note: "one",
-    type: "Normal",
-    regarding: { apiVersion: "v1", kind: "ConfigMap", name: "anything", namespace },
-  };
-}
 
 function eventNamed(events: WatcherEvent[], name: string): KubeObject {
   for (const e of events) if (e.type === "initApply" && e.object.metadata.name === name) return e.object;
