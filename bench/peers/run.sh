@@ -118,7 +118,8 @@ log "created $count ConfigMaps in $(($(date +%s) - started)) s"
 # ---- measurement --------------------------------------------------------------------------------
 command_of() {
   case "$1" in
-    kubeloop) echo "$deno run --quiet --allow-net=127.0.0.1 --allow-read \
+    # The same V8 flag as the shipped controller (deno.json "start"/"compile"): a capped young generation.
+    kubeloop) echo "$deno run --quiet --v8-flags=--max-semi-space-size=2 --allow-net=127.0.0.1 --allow-read \
 --allow-env=KUBECONFIG,HOME,KUBERNETES_SERVICE_HOST,KUBERNETES_SERVICE_PORT,KUBELOOP_BENCH_T0_MS \
 --ignore-env=LOG_TOKENS,LOG_STREAM $here/kubeloop_informer.ts $ns $N" ;;
     client-go) echo "$cache/client-go-informer -kubeconfig=$kubeconfig -namespace=$ns -expect=$N" ;;

@@ -4,14 +4,18 @@ import { captureOutput } from "../_util/captured_output.ts";
 
 const root = new URL("../../", import.meta.url).pathname;
 
-/** The permission flags of deno.json's "start" task, which the packaging tests prove equal to "compile". */
-export async function startTaskPermissions(): Promise<string[]> {
+/**
+ * The permission and V8 flags of deno.json's "start" task (the packaging tests prove them equal to
+ * "compile"'s), so tests run main.ts exactly as the shipped binary runs.
+ */
+export async function startTaskFlags(): Promise<string[]> {
   const config = JSON.parse(await Deno.readTextFile(join(root, "deno.json"))) as {
     tasks: Record<string, string>;
   };
   const words = (config.tasks["start"] ?? "").split(/\s+/);
   return words.filter((w) =>
-    w.startsWith("--allow-") || w.startsWith("--ignore-env") || w.startsWith("--deny-")
+    w.startsWith("--allow-") || w.startsWith("--ignore-env") || w.startsWith("--deny-") ||
+    w.startsWith("--v8-flags")
   );
 }
 
@@ -59,7 +63,7 @@ export async function startController(extraArgs: string[] = []): Promise<Control
   const child = new Deno.Command(Deno.execPath(), {
     args: [
       "run",
-      ...await startTaskPermissions(),
+      ...await startTaskFlags(),
       join(root, "main.ts"),
       "--leader-elect",
       `--health-probe-bind-address=127.0.0.1:${healthPort}`,

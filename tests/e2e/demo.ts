@@ -4,7 +4,7 @@
  * @module
  */
 import { join } from "node:path";
-import { startTaskPermissions } from "./controller_process.ts";
+import { startTaskFlags } from "./controller_process.ts";
 
 const root = new URL("../../", import.meta.url).pathname;
 
@@ -56,7 +56,7 @@ say("Starting the controller (deno task start, text logs on stderr)...");
 const controller = new Deno.Command(Deno.execPath(), {
   args: [
     "run",
-    ...await startTaskPermissions(),
+    ...await startTaskFlags(),
     join(root, "main.ts"),
     `--kubeconfig=${kubeconfig}`,
     "--log-format=text",

@@ -3,7 +3,7 @@
  * the start task's permissions, and gives tests its logs, its endpoints and its exit code.
  */
 import { join } from "node:path";
-import { freePort, startTaskPermissions } from "../e2e/controller_process.ts";
+import { freePort, startTaskFlags } from "../e2e/controller_process.ts";
 import { eventually, testEnv } from "../_util/testenv.ts";
 import type { ManagerMainOptions } from "./_manager_main.ts";
 import { captureOutput } from "../_util/captured_output.ts";
@@ -47,7 +47,7 @@ export async function startManagerProcess(
   };
   const home = Deno.env.get("HOME") ?? "/root";
   const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", ...await startTaskPermissions(), program, JSON.stringify(settings)],
+    args: ["run", ...await startTaskFlags(), program, JSON.stringify(settings)],
     clearEnv: true,
     env: {
       PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",

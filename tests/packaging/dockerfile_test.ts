@@ -77,6 +77,14 @@ Deno.test("compile and start carry exactly the same permission flags, and compil
   assert.match(denoJson.tasks["start"] ?? "", /^deno run .* main\.ts$/);
 });
 
+Deno.test("compile and start run with the same V8 flags (a capped young generation for a small RSS)", () => {
+  const v8 = (command: string) => command.split(/\s+/).filter((t) => t.startsWith("--v8-flags")).sort();
+  const compile = v8(denoJson.tasks["compile"] ?? "");
+  assert.deepEqual(compile, ["--v8-flags=--max-semi-space-size=2"]);
+  assert.deepEqual(v8(denoJson.tasks["start"] ?? ""), compile);
+  assert.deepEqual(v8(denoJson.tasks["compile:exec"] ?? ""), compile);
+});
+
 Deno.test("the baked-in permissions are narrow: no write, no run, no all, env limited to a list", () => {
   const flags = permissionFlags(denoJson.tasks["compile"] ?? "");
   for (
