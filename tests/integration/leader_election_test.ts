@@ -18,7 +18,8 @@ const MAX_RETRY_MS = 2_000 * (1 + 1.2);
 async function startPair(ns: TestNamespace): Promise<[ManagerProcess, ManagerProcess]> {
   const a = await startManagerProcess({ namespace: ns.name, identity: "candidate-a", leaseName: LEASE });
   try {
-    await waitUntilLeading(a, LEASE, 20_000);
+    // Generous: a fresh process on a loaded 2-core machine needs a while to start, sync and acquire.
+    await waitUntilLeading(a, LEASE, 45_000);
     const b = await startManagerProcess({ namespace: ns.name, identity: "candidate-b", leaseName: LEASE });
     try {
       await waitForOk(`${b.healthUrl}/readyz`);
