@@ -3,6 +3,7 @@ import type { Connection } from "./connection.ts";
 import { HttpError, ProtocolError } from "./errors.ts";
 import { gunzipStream } from "./gunzip.ts";
 import type { ResponseHead } from "./response_head.ts";
+import { assertNever } from "../_internal/assert_never.ts";
 
 /** How the response body is delimited (RFC 9112 section 6.3). */
 export type BodyFraming =
@@ -142,8 +143,4 @@ export function decodeContent(
 
 function truncated(url: string, what: string): HttpError {
   return new ProtocolError(`Truncated response body from ${url}: ${what}`, url);
-}
-
-function assertNever(value: never): never {
-  throw new TypeError(`Unexpected value ${JSON.stringify(value)}`);
 }

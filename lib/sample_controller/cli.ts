@@ -2,6 +2,7 @@ import { ConfigError } from "../config/mod.ts";
 import { createLogger, type Logger } from "../observe/mod.ts";
 import type { ControllerFlags, LogFormat, LogLevel } from "./controller_flags.ts";
 import { FlagError, parseFlags, usage } from "./flags.ts";
+import { assertNever } from "../_internal/assert_never.ts";
 
 /** What {@linkcode cli} needs from the outside world. */
 export interface CliOptions {
@@ -76,8 +77,4 @@ export async function cli(args: readonly string[], options: CliOptions): Promise
 
 function isAbortReason(error: unknown, signal: AbortSignal): boolean {
   return error === signal.reason || (error instanceof DOMException && error.name === "AbortError");
-}
-
-function assertNever(value: never): never {
-  throw new TypeError(`Unexpected value: ${JSON.stringify(value)}`);
 }

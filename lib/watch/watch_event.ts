@@ -1,3 +1,4 @@
+export { assertNever } from "../_internal/assert_never.ts";
 import type { KubeObject, Status } from "../client/types.ts";
 
 /** The annotation the API server puts on the bookmark that ends a streaming list's initial events. */
@@ -28,9 +29,4 @@ export type WatchEventType = WatchEvent["type"];
 export function isInitialEventsEnd(event: WatchEvent<KubeObject>): boolean {
   return event.type === "BOOKMARK" &&
     event.object.metadata.annotations?.[INITIAL_EVENTS_END_ANNOTATION] === "true";
-}
-
-/** Used in exhaustive switches: a compile error when a union member is not handled. */
-export function assertNever(value: never, what = "value"): never {
-  throw new TypeError(`Unexpected ${what}: ${JSON.stringify(value)}`);
 }
