@@ -24,6 +24,12 @@ function applyFoo(ns: string, name: string, spec: Record<string, unknown>): Prom
   return kubectlOk(["apply", "-f", "-"], { stdin: JSON.stringify(foo) });
 }
 
+/** Sets the example Foo's spec.replicas with a merge patch, as a user would. */
+async function scaleFoo(namespace: string, replicas: number): Promise<void> {
+  const patch = JSON.stringify({ spec: { replicas } });
+  await kubectlOk(["patch", "foo", "example-foo", "-n", namespace, "--type=merge", "-p", patch]);
+}
+
 function ready(foo: Json): Json {
   return foo?.status?.conditions?.find((c: Json) => c.type === "Ready");
 }
@@ -109,16 +115,7 @@ Deno.test("the controller, in-cluster with the shipped RBAC, behaves like sample
     });
 
     await t.step("scaling the Foo scales the Deployment", async () => {
-      await kubectlOk([
-        "patch",
-        "foo",
-        "example-foo",
-        "-n",
-        ns.name,
-        "--type=merge",
-        "-p",
-        '{"spec":{"replicas":3}}',
-      ]);
+      await scaleFoo(ns.name, 3);
       await eventually(async () => {
         const dep = await getJson(["get", "deployment", "example-foo", "-n", ns.name]);
         return dep?.spec.replicas === 3 ? true : undefined;
@@ -198,16 +195,7 @@ Deno.test("the controller, in-cluster with the shipped RBAC, behaves like sample
           "-",
         ], { stdin: JSON.stringify(other) });
         // A new spec generation makes the controller write status again (observedGeneration moves).
-        await kubectlOk([
-          "patch",
-          "foo",
-          "example-foo",
-          "-n",
-          ns.name,
-          "--type=merge",
-          "-p",
-          '{"spec":{"replicas":2}}',
-        ]);
+        await scaleFoo(ns.name, 2);
         const foo = await eventually(async () => {
           const f = await getJson(["get", "foo", "example-foo", "-n", ns.name, "--show-managed-fields"]);
           return f && f.status?.observedGeneration === f.metadata.generation ? f : undefined;
@@ -221,16 +209,7 @@ Deno.test("the controller, in-cluster with the shipped RBAC, behaves like sample
         assert.deepEqual(ownersOf("Other"), ["other-manager"]);
         assert.deepEqual(ownersOf("Ready"), ["kubeloop-sample-controller"]);
         // Back to 3 replicas for the steps below.
-        await kubectlOk([
-          "patch",
-          "foo",
-          "example-foo",
-          "-n",
-          ns.name,
-          "--type=merge",
-          "-p",
-          '{"spec":{"replicas":3}}',
-        ]);
+        await scaleFoo(ns.name, 3);
         await eventually(async () => {
           const f = await getJson(["get", "foo", "example-foo", "-n", ns.name]);
           return f?.status?.observedGeneration === f?.metadata.generation && ready(f)?.status === "True"
