@@ -1,5 +1,10 @@
 import type { KubeObject } from "../client/types.ts";
-import { LeaderElector, type LeaderElectorOptions, type LeaseClient } from "../leader/mod.ts";
+import {
+  LeaderElectionLostError,
+  LeaderElector,
+  type LeaderElectorOptions,
+  type LeaseClient,
+} from "../leader/mod.ts";
 import { type Logger, MetricsRegistry, noopLogger, serveObservability } from "../observe/mod.ts";
 import { type Clock, systemClock } from "../time/clock.ts";
 import { type Controller, controller, type ControllerOptions } from "./controller.ts";
@@ -43,14 +48,7 @@ export interface ManagerOptions {
   clock?: Clock;
 }
 
-/** Thrown by {@linkcode Manager.run} when leadership is lost; the process should exit and restart. */
-export class LeaderElectionLostError extends Error {
-  /** Creates the instance; see the options type for defaults. */
-  constructor(lease: string) {
-    super(`Leader election lost: lease "${lease}" could not be renewed`);
-    this.name = "LeaderElectionLostError";
-  }
-}
+export { LeaderElectionLostError };
 
 /**
  * Runs controllers the way controller-runtime's manager does: starts the shared informers (always, so
