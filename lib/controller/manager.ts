@@ -23,7 +23,11 @@ export interface InformerFactoryLike extends InformerSource {
 export type ManagerLeaderElection =
   & Omit<LeaderElectorOptions, "onStartedLeading" | "onStoppedLeading" | "clock" | "logger" | "metrics">
   & {
-    /** Reads and writes the Lease (a KubeClient). */
+    /**
+     * Reads and writes the Lease (a KubeClient). Give it a client of its own, without the reconciles'
+     * client-side rate limit and write fence: busy reconciles must not delay renewals, and the fence
+     * would refuse the elector's own Lease writes before it leads.
+     */
     client: LeaseClient;
   };
 
@@ -55,10 +59,13 @@ export { LeaderElectionLostError };
  * a standby has warm caches), runs the controllers only while leading when leader election is on, and
  * serves /healthz, /readyz (all controller caches synced) and /metrics.
  *
- * On abort: controllers stop taking work and in-flight reconciles get up to the grace period, then their
- * signals abort and they get up to 5 s more to return; only then is the Lease released, informers and
- * servers stop, and `run` resolves. Losing leadership rejects with
- * {@linkcode LeaderElectionLostError}. A second SIGINT/SIGTERM exiting at once is the process' business:
+ * On abort: controllers stop taking work and in-flight reconciles get up to the grace period (the Lease is
+ * still renewed meanwhile), then their signals abort and they get up to 5 s more to return; only then is
+ * the Lease released, informers and servers stop, and `run` resolves. Losing leadership aborts every
+ * in-flight reconcile's signal at once (no grace period: another replica may already lead), waits up to
+ * 5 s for them to return, and rejects with {@linkcode LeaderElectionLostError}. With a
+ * `leaderElection.fence` that is also the `writeFence` of the reconciles' KubeClient, their writes are
+ * refused from the renew deadline on, even after a process pause. A second SIGINT/SIGTERM exiting at once is the process' business:
  * main.ts does it with `installSignalHandlers`.
  */
 export class Manager {
@@ -132,14 +139,16 @@ export class Manager {
       const stopCampaign = () => campaign.abort(signal.reason);
       signal.addEventListener("abort", stopCampaign, { once: true });
       let failure: unknown;
+      let lostReason: unknown;
       this.#elector = new LeaderElector(client, {
         ...electorOptions,
         clock: this.#clock,
         logger: this.#logger,
         metrics: leaderMetricsFor(this.registry),
-        onStartedLeading: async (leading) => {
+        onStartedLeading: async (leading, lost) => {
+          lost.addEventListener("abort", () => void (lostReason = lost.reason), { once: true });
           try {
-            await this.#runControllers(leading);
+            await this.#runControllers(leading, lost);
           } catch (error) {
             failure = error;
             campaign.abort(error);
@@ -152,7 +161,11 @@ export class Manager {
         signal.removeEventListener("abort", stopCampaign);
       }
       if (failure !== undefined) throw failure;
-      if (!signal.aborted) throw new LeaderElectionLostError(`${election.namespace}/${election.leaseName}`);
+      if (!signal.aborted) {
+        throw lostReason instanceof LeaderElectionLostError
+          ? lostReason
+          : new LeaderElectionLostError(`${election.namespace}/${election.leaseName}`);
+      }
     } finally {
       background.abort();
       await Promise.all([server?.finished, this.#factory.stopped?.()]);
@@ -160,13 +173,13 @@ export class Manager {
     }
   }
 
-  async #runControllers(signal: AbortSignal): Promise<void> {
+  async #runControllers(signal: AbortSignal, lost?: AbortSignal): Promise<void> {
     const stop = new AbortController();
     const onAbort = () => stop.abort(signal.reason);
     if (signal.aborted) onAbort();
     else signal.addEventListener("abort", onAbort, { once: true });
     const runs = this.#controllers.map((c) =>
-      c.run({ signal: stop.signal }).catch((error) => {
+      c.run({ signal: stop.signal, ...(lost ? { abortInFlight: lost } : {}) }).catch((error) => {
         stop.abort(error);
         throw error;
       })
