@@ -1,9 +1,9 @@
 import { SharedInformerFactory } from "../cache/mod.ts";
-import { KubeClient } from "../client/mod.ts";
 import { loadConfig } from "../config/mod.ts";
 import { controllerOf, Manager } from "../controller/mod.ts";
 import { EventRecorder } from "../events/mod.ts";
-import { informerMetricsFor, type Logger, MetricsRegistry, restClientMetricsFor } from "../observe/mod.ts";
+import { informerMetricsFor, type Logger, MetricsRegistry } from "../observe/mod.ts";
+import { sampleControllerClients } from "./clients.ts";
 import type { ControllerFlags } from "./controller_flags.ts";
 import { type DeploymentReader, reconcileFoo } from "./reconcile.ts";
 import { fooTriggers } from "./triggers.ts";
@@ -45,13 +45,8 @@ export async function runSampleController(flags: ControllerFlags, options: RunOp
   });
   logger.info("Loaded configuration", { source: config.source, server: config.server.href });
   const registry = new MetricsRegistry();
-  await using client = new KubeClient(config, {
-    logger: logger.child({ component: "client" }),
-    metrics: restClientMetricsFor(registry),
-    userAgent: `${FIELD_MANAGER}/0.1.0`,
-    ...(flags.kubeApiQps === undefined ? {} : { qps: flags.kubeApiQps }),
-    ...(flags.kubeApiBurst === undefined ? {} : { burst: flags.kubeApiBurst }),
-  });
+  await using clients = sampleControllerClients(config, flags, { registry, logger });
+  const { client, controlClient, fence } = clients;
   const factory = new SharedInformerFactory(client, {
     logger: logger.child({ component: "informer" }),
     metrics: informerMetricsFor(registry),
@@ -64,7 +59,14 @@ export async function runSampleController(flags: ControllerFlags, options: RunOp
     healthAddress: flags.healthProbeBindAddress,
     logger,
     ...(flags.leaderElect
-      ? { leaderElection: { client, leaseName: flags.leaderElectionId, namespace } }
+      ? {
+        leaderElection: {
+          client: controlClient,
+          leaseName: flags.leaderElectionId,
+          namespace,
+          ...(fence ? { fence } : {}),
+        },
+      }
       : {}),
   });
   const scope = flags.namespace ? { namespace: flags.namespace } : {};
