@@ -101,6 +101,8 @@ export async function runSampleController(flags: ControllerFlags, options: RunOp
         signal: ctx.signal,
       });
       ctx.logger.debug("Synced", { result: result.kind });
+      // A Deployment the server has and our cache not yet: try again once the informer caught up.
+      return result.kind === "notCached" ? { requeue: true } : {};
     },
   });
   await manager.run({ signal: options.signal });
