@@ -55,6 +55,9 @@ Deno.test("the shipped RBAC grants nothing broader: the controller's token canno
   assert.equal(await can("delete", "deployments", "-A"), "no");
   assert.equal(await can("create", "leases", "-n", "default"), "no");
   assert.equal(await can("create", "leases", "-n", "kubeloop-system"), "yes");
+  assert.equal(await can("update", "leases/kubeloop-sample-controller", "-n", "kubeloop-system"), "yes");
+  assert.equal(await can("update", "leases/another-controllers-lease", "-n", "kubeloop-system"), "no");
+  assert.equal(await can("get", "leases/another-controllers-lease", "-n", "kubeloop-system"), "no");
   assert.equal(await can("patch", "foos.samplecontroller.k8s.io", "--subresource=status", "-A"), "yes");
   assert.equal(await can("update", "foos.samplecontroller.k8s.io", "-A"), "no");
   assert.equal(await can("update", "foos.samplecontroller.k8s.io", "--subresource=status", "-A"), "no");

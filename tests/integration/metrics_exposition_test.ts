@@ -37,8 +37,9 @@ Deno.test("promtool check metrics rejects exposition that breaks the rules, so a
 Deno.test("the reference controller's /metrics passes promtool and its counters move as Foos are reconciled", async () => {
   await installSampleControllerPrerequisites();
   await using ns = await createNamespace("metrics");
-  const leaseName = `metrics-${ns.name}`;
-  const controller = await startController([`--leader-election-id=${leaseName}`, `--namespace=${ns.name}`]);
+  // The shipped Role lets the controller read and renew only the default Lease name.
+  const leaseName = "kubeloop-sample-controller";
+  const controller = await startController([`--namespace=${ns.name}`]);
   try {
     await waitForOk(`${controller.healthUrl}/readyz`, 30_000);
     const before = await eventually(async () => {

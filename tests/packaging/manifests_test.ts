@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { parseAllDocuments } from "yaml";
+import { defaultFlags } from "../../lib/sample_controller/flags.ts";
 
 type Obj = Record<string, unknown> & { kind?: string; metadata?: { name?: string; namespace?: string } };
 
@@ -30,7 +31,10 @@ const dig = (obj: unknown, ...path: (string | number)[]): any => path.reduce((o:
 const NS = "kubeloop-system";
 const SA = "kubeloop-sample-controller";
 
-/** Rules flattened to sorted "group|resource|verb" strings, so the comparison is exact. */
+/**
+ * Rules flattened to sorted "group|resource|verb" strings (plus "|name" per resourceName, when a rule has
+ * them), so the comparison is exact.
+ */
 function flatten(rules: unknown): string[] {
   const out: string[] = [];
   for (
@@ -41,9 +45,12 @@ function flatten(rules: unknown): string[] {
       resourceNames?: string[];
     }[]
   ) {
-    assert.equal(rule.resourceNames, undefined);
+    const names = rule.resourceNames === undefined ? [""] : rule.resourceNames.map((n) => `|${n}`);
+    assert.notDeepEqual(names, [], "an empty resourceNames list would mean every name");
     for (const g of rule.apiGroups) {
-      for (const r of rule.resources) for (const v of rule.verbs) out.push(`${g}|${r}|${v}`);
+      for (const r of rule.resources) {
+        for (const v of rule.verbs) for (const n of names) out.push(`${g}|${r}|${v}${n}`);
+      }
     }
   }
   return out.sort();
@@ -88,14 +95,19 @@ Deno.test("the ClusterRole grants exactly the verbs the controller sends: no wil
   assert.equal(got.some((r) => r.includes("*") || r.includes("secrets")), false);
 });
 
-Deno.test("leader election gets leases get/create/update in its own namespace only", () => {
+Deno.test("leader election gets leases create in its own namespace, and get/update of its one Lease by name", () => {
   const role = one("Role");
   assert.equal(role.metadata?.namespace, NS);
   assert.deepEqual(flatten(dig(role, "rules")), [
+    // RBAC cannot limit create by name: the object does not exist yet.
     "coordination.k8s.io|leases|create",
-    "coordination.k8s.io|leases|get",
-    "coordination.k8s.io|leases|update",
+    "coordination.k8s.io|leases|get|kubeloop-sample-controller",
+    "coordination.k8s.io|leases|update|kubeloop-sample-controller",
   ]);
+  const args = dig(one("Deployment", SA), "spec", "template", "spec", "containers", 0, "args") as string[];
+  const id = args.find((a) => a.startsWith("--leader-election-id="));
+  assert.equal(id, undefined, "the Deployment uses the default Lease name");
+  assert.equal(defaultFlags().leaderElectionId, "kubeloop-sample-controller");
   assert.equal(installed.filter((o) => o.kind === "ClusterRole").length, 1);
 });
 
