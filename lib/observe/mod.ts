@@ -1,6 +1,6 @@
 /**
  * Observability: a structured logger, a Prometheus metrics registry, workqueue and REST client metrics and the
- * `/metrics`, `/healthz`, `/readyz` server.
+ * `/metrics`, `/healthz`, `/readyz` server; self-signed certificates (an X.509 writer on WebCrypto).
  * @module
  */
 export { type LogFields, type Logger, noopLogger } from "./types.ts";
@@ -19,4 +19,5 @@ export {
   parseListenAddress,
   serveObservability,
 } from "./server.ts";
+export { selfSignedCertificate, type SelfSignedOptions, type TlsMaterial } from "./self_signed.ts";
 export type { Clock, Timer } from "../time/clock.ts";
