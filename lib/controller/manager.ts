@@ -5,7 +5,14 @@ import {
   type LeaderElectorOptions,
   type LeaseClient,
 } from "../leader/mod.ts";
-import { type Logger, MetricsRegistry, noopLogger, serveObservability } from "../observe/mod.ts";
+import {
+  type CertificateSource,
+  type Logger,
+  MetricsRegistry,
+  noopLogger,
+  type ScrapeAuthorizer,
+  serveObservability,
+} from "../observe/mod.ts";
 import { type Clock, systemClock } from "../time/clock.ts";
 import { type Controller, controller, type ControllerOptions } from "./controller.ts";
 import { leaderMetricsFor } from "./metrics.ts";
@@ -39,8 +46,12 @@ export interface ManagerOptions {
   registry?: MetricsRegistry;
   /** Where /metrics listens; "0" disables. @default ":8080" */
   metricsAddress?: string;
-  /** Where /healthz and /readyz listen; "0" disables. @default ":8081" */
+  /** Where /healthz and /readyz listen (plain HTTP); "0" disables. @default ":8081" */
   healthAddress?: string;
+  /** Serve /metrics over HTTPS with this certificate (see `ObservabilityOptions.metricsTls`). @default HTTP */
+  metricsTls?: CertificateSource;
+  /** Authenticate and authorize every scrape; needs `metricsTls`. @default no check */
+  metricsAuthorizer?: ScrapeAuthorizer;
   /**
    * Default {@linkcode ControllerOptions.gracefulShutdownMs} of controllers created through the Manager.
    * @default 30_000
@@ -122,6 +133,8 @@ export class Manager {
     const server = o.metricsAddress === "0" && o.healthAddress === "0" ? undefined : serveObservability({
       metricsAddress: o.metricsAddress ?? ":8080",
       healthAddress: o.healthAddress ?? ":8081",
+      ...(o.metricsTls ? { metricsTls: o.metricsTls } : {}),
+      ...(o.metricsAuthorizer ? { metricsAuthorizer: o.metricsAuthorizer } : {}),
       registry: this.registry,
       readyz: () => this.ready(),
       signal: background.signal,

@@ -4,6 +4,7 @@ import { controllerOf, Manager } from "../controller/mod.ts";
 import { EventRecorder } from "../events/mod.ts";
 import { informerMetricsFor, type Logger, MetricsRegistry } from "../observe/mod.ts";
 import { sampleControllerClients } from "./clients.ts";
+import { metricsSecurity } from "./metrics_security.ts";
 import type { ControllerFlags } from "./controller_flags.ts";
 import { type DeploymentReader, reconcileFoo } from "./reconcile.ts";
 import { fooTriggers } from "./triggers.ts";
@@ -26,7 +27,8 @@ export interface RunOptions {
 /**
  * Runs the Foo controller until `signal` aborts: loads the configuration (may throw ConfigError), starts the
  * Foo and Deployment informers (also while standing by, so a new leader starts with warm caches), serves
- * /metrics, /healthz and /readyz (ready once the caches synced), and reconciles — only while holding the
+ * /metrics (HTTPS to authorized scrapers unless `--metrics-secure=false`), /healthz and /readyz (ready once
+ * the caches synced), and reconciles — only while holding the
  * Lease when `leaderElect` is set. Resolves on a clean shutdown; rejects on a fatal error, including a lost
  * leadership (like controller-runtime, the process then exits and restarts as a candidate).
  */
@@ -53,10 +55,15 @@ export async function runSampleController(flags: ControllerFlags, options: RunOp
   });
   const namespace = flags.leaderElectionNamespace ??
     (config.inCluster ? config.namespace : "default");
+  // Stops the metrics certificate watcher however run ends (a lost Lease rejects without `signal`).
+  const stopping = new AbortController();
+  using _stop = { [Symbol.dispose]: () => stopping.abort() };
+  const secure = await metricsSecurity(flags, controlClient, { signal: stopping.signal, logger });
   const manager = new Manager(factory, {
     registry,
     metricsAddress: flags.metricsBindAddress,
     healthAddress: flags.healthProbeBindAddress,
+    ...secure,
     logger,
     ...(flags.leaderElect
       ? {

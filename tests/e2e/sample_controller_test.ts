@@ -313,7 +313,7 @@ Deno.test("the controller, in-cluster with the shipped RBAC, behaves like sample
     });
 
     await t.step("/metrics serves controller-runtime style metrics", async () => {
-      const text = await (await fetch(controller.metricsUrl)).text();
+      const text = await controller.scrapeMetrics();
       assert.match(text, /controller_runtime_reconcile_total\{/);
       assert.match(text, /leader_election_master_status\{name="kubeloop-sample-controller"\} 1/);
       // The informers were fed by their watches the whole time, without a single failed watch.
