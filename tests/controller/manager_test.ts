@@ -11,6 +11,7 @@ import {
 import { FakeClock, flush } from "../_util/fake_clock.ts";
 import { clientView, FakeLeaseClient } from "../leader/fake_lease_client.ts";
 import { json, ScriptedTransport } from "../_util/scripted_transport.ts";
+import type { Transport } from "../../lib/http/types.ts";
 import { FakeInformers, fooRef, obj } from "./fake_informers.ts";
 
 class FakeFactory extends FakeInformers {
@@ -231,5 +232,61 @@ Deno.test("with a fence, a reconcile's write through the KubeClient is refused a
   assert.deepEqual(transport.requests.map((r) => r.method), ["GET"], "no write reached the transport");
   const rejected = assert.rejects(done, LeaderElectionLostError);
   await clock.advance(0);
+  await rejected;
+});
+
+Deno.test("a write pending when leadership is lost is cancelled at once, not left to finish", async () => {
+  const store = new FakeLeaseClient();
+  const view = clientView(store);
+  const clock = new FakeClock();
+  // An API server that never answers writes; the request ends only when its signal aborts.
+  const cancelled: unknown[] = [];
+  const hanging: Transport = {
+    request: (req) =>
+      new Promise((_resolve, reject) =>
+        req.signal?.addEventListener("abort", () => {
+          cancelled.push(req.signal?.reason);
+          reject(req.signal?.reason);
+        }, { once: true })
+      ),
+    close: () => {},
+  };
+  const cfg = {
+    server: new URL("https://api.example:6443"),
+    tls: {},
+    namespace: "ns",
+    source: "test",
+    inCluster: false,
+    credentials: { get: () => Promise.resolve({ token: "t" }), invalidate: () => {} },
+  };
+  await using client = new KubeClient(cfg, { transport: hanging, clock });
+  const factory = new FakeFactory();
+  const manager = new Manager(factory, {
+    metricsAddress: "0",
+    healthAddress: "0",
+    clock,
+    leaderElection: { client: view, leaseName: "foo-lock", namespace: "ns", identity: "me" },
+  });
+  manager.controller({
+    name: "foo",
+    for: fooRef,
+    reconcile: async (r, ctx) => {
+      await client.patch(fooRef, r.name, { metadata: { labels: { x: "y" } } }, {
+        type: "merge",
+        signal: ctx.signal,
+      });
+    },
+  });
+  factory.get(fooRef).add(obj("a"));
+  const done = manager.run({ signal: new AbortController().signal });
+  await flush();
+  assert.ok(manager.isLeader);
+  view.failing = true;
+  const rejected = assert.rejects(done, LeaderElectionLostError);
+  await clock.advance(9_999);
+  assert.equal(cancelled.length, 0, "still leading: the write is still pending");
+  await clock.advance(1);
+  assert.equal(cancelled.length, 1, "the pending write was cancelled at the renew deadline");
+  assert.ok(cancelled[0] instanceof LeaderElectionLostError);
   await rejected;
 });
