@@ -20,7 +20,12 @@ export {
   parseListenAddress,
   serveObservability,
 } from "./server.ts";
-export { selfSignedCertificate, type SelfSignedOptions, type TlsMaterial } from "./self_signed.ts";
+export {
+  isCertificateHost,
+  selfSignedCertificate,
+  type SelfSignedOptions,
+  type TlsMaterial,
+} from "./self_signed.ts";
 export {
   CertificateError,
   type CertificateSource,

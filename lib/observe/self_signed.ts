@@ -100,10 +100,15 @@ function extension(id: string, critical: boolean, value: Der): Der {
 function generalName(host: string): Der {
   const ip = ipBytes(host);
   if (ip) return implicitPrimitive(7, ip);
-  if (!/^[A-Za-z0-9*]([A-Za-z0-9.-]*[A-Za-z0-9])?$/.test(host)) {
+  if (!isCertificateHost(host)) {
     throw new TypeError(`Invalid host "${host}" for a certificate: not a DNS name, IPv4 or IPv6 address`);
   }
   return implicitPrimitive(2, new TextEncoder().encode(host));
+}
+
+/** True when `host` can be a subjectAltName: an IPv4 or IPv6 literal, or a DNS name (`*.` allowed first). */
+export function isCertificateHost(host: string): boolean {
+  return ipBytes(host) !== undefined || /^(\*\.)?[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?$/.test(host);
 }
 
 /** The 4 or 16 bytes of an IPv4 or IPv6 literal, or undefined for a DNS name. */

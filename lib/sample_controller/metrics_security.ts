@@ -4,6 +4,7 @@ import {
   certificateFiles,
   type CertificateSource,
   generatedCertificate,
+  isCertificateHost,
   type Logger,
   type ScrapeAuthorizer,
 } from "../observe/mod.ts";
@@ -39,7 +40,8 @@ export async function metricsSecurity(
     ? await generatedCertificate({
       // The pod name (hostname) and loopback, for port-forwards; scrapers through the Service either skip
       // verification or are given a certificate with --metrics-cert-path.
-      hosts: [hostnameOr("localhost"), "localhost", "127.0.0.1", "::1"],
+      // A hostname that is no DNS name (e.g. with an underscore) is left out rather than failing the start.
+      hosts: [hostnameOr("localhost"), "localhost", "127.0.0.1", "::1"].filter(isCertificateHost),
       signal: options.signal,
       logger,
     })

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { createPrivateKey, X509Certificate } from "node:crypto";
 import { oid, sequence, set, smallInteger, time, tlv, unsignedInteger } from "../../lib/observe/der.ts";
-import { ipBytes, selfSignedCertificate } from "../../lib/observe/self_signed.ts";
+import { ipBytes, isCertificateHost, selfSignedCertificate } from "../../lib/observe/self_signed.ts";
 
 const hex = (bytes: Uint8Array) => Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join(" ");
 
@@ -37,6 +37,12 @@ Deno.test("IP literals become iPAddress bytes; anything else is not an IP", () =
   assert.equal(ipBytes("1:2:3:4:5:6:7:8")?.length, 16);
   for (const notIp of ["localhost", "256.0.0.1", "1::2::3", "1:2:3", "12345::1", "pod-0.svc"]) {
     assert.equal(ipBytes(notIp), undefined, notIp);
+  }
+  for (const ok of ["localhost", "pod-0.svc", "*.example.com", "::1", "10.0.0.1", "MyMac.local"]) {
+    assert.ok(isCertificateHost(ok), ok);
+  }
+  for (const bad of ["my_host", "", "a b", "-x", "x-", "1::2::3", "*"]) {
+    assert.equal(isCertificateHost(bad), false, bad);
   }
 });
 
