@@ -14,3 +14,4 @@ export * from "./observe/mod.ts";
 export * from "./controller/mod.ts";
 export * from "./leader/mod.ts";
 export * from "./events/mod.ts";
+export * from "./auth/mod.ts";

@@ -4,6 +4,12 @@ import type { Clock } from "../time/clock.ts";
 import type { RequestMetrics } from "./request_metrics.ts";
 import type { KubeObject, ObjectList } from "./types.ts";
 
+/** A guard consulted right before each write request; `LeaseFence` from lib/leader fits. */
+export interface WriteFence {
+  /** Throws to refuse the write (the error reaches the caller as it is). */
+  check(): void;
+}
+
 /** Options of a KubeClient. */
 export interface KubeClientOptions {
   /**
@@ -28,6 +34,13 @@ export interface KubeClientOptions {
   readonly clock?: Clock;
   /** User-Agent header of every request, whatever the transport. @default "kubeloop/0.1.0" */
   readonly userAgent?: string;
+  /**
+   * Called synchronously right before every write (any method but GET and HEAD) is handed to the
+   * transport, after the rate limiter and the credentials; throwing refuses the write. Give the reconciles'
+   * client the leader elector's `LeaseFence`, so no write leaves after the renew deadline, and keep the
+   * elector on a client without it. @default none
+   */
+  readonly writeFence?: WriteFence;
 }
 
 /** Options of calls that address one object. */

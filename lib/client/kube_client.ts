@@ -60,6 +60,7 @@ export class KubeClient implements AsyncDisposable {
       logger: this.#logger,
       clock,
       userAgent: options.userAgent ?? "kubeloop/0.1.0",
+      writeFence: options.writeFence,
     });
   }
 

@@ -12,6 +12,7 @@ export type {
   ObjectOptions,
   PatchOptions,
   PatchType,
+  WriteFence,
   WriteOptions,
 } from "./client_options.ts";
 export { objectKey, type PathParts, resourcePath, splitKey } from "./paths.ts";

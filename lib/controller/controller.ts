@@ -16,6 +16,14 @@ import type { InformerLike, InformerSource, Predicate, Reconciler, Request, Trig
 
 export type { ControllerOptions, OwnsSource, WatchesSource } from "./controller_options.ts";
 
+/** Options of {@linkcode Controller.run}. */
+export interface ControllerRunOptions {
+  /** Stops the controller: no new work, in-flight reconciles get the grace period. */
+  signal: AbortSignal;
+  /** Aborts in-flight reconciles at once, without a grace period (leadership lost). @default never */
+  abortInFlight?: AbortSignal;
+}
+
 /**
  * A level-triggered controller: informer changes become keys ("ns/name") in a rate-limiting queue and
  * N workers call reconcile with each key; reconcile reads the current state from the informer stores.
@@ -97,15 +105,27 @@ export class Controller<T extends KubeObject = KubeObject> {
    * `signal` aborts. Shutdown stops taking work and waits up to the grace period for in-flight
    * reconciles; then it aborts their signals and waits up to 5 s more for them to return (see
    * {@linkcode stopWorkers}), so nothing of ours is still writing when the Manager releases its Lease.
-   * Runs once.
+   * `abortInFlight` skips the grace period: when it aborts (the Manager aborts it when leadership is lost),
+   * every in-flight reconcile's signal aborts at once with its reason, and so does the signal of any
+   * reconcile that starts afterwards. Runs once.
    */
-  async run(options: { signal: AbortSignal }): Promise<void> {
+  async run(options: ControllerRunOptions): Promise<void> {
     if (this.#started) throw new Error(`Controller "${this.name}" has already run`);
     this.#started = true;
-    const { signal } = options;
+    const { signal, abortInFlight } = options;
+    const hardStopNow = () => {
+      this.#logger.warn("Aborting in-flight reconciles at once", {
+        inFlight: [...this.#running],
+        reason: String(abortInFlight?.reason),
+      });
+      this.#hardStop.abort(abortInFlight?.reason);
+    };
+    if (abortInFlight?.aborted) hardStopNow();
+    else abortInFlight?.addEventListener("abort", hardStopNow, { once: true });
     try {
       await this.#runWorkers(signal);
     } finally {
+      abortInFlight?.removeEventListener("abort", hardStopNow);
       await this.queue.shutDown();
       for (const unsubscribe of this.#unsubscribe.splice(0)) unsubscribe();
       this.#logger.info("Stopped");
@@ -183,7 +203,8 @@ export class Controller<T extends KubeObject = KubeObject> {
     const logger = this.#logger.child({ key });
     const ctl = new AbortController();
     const onHardStop = () => ctl.abort(this.#hardStop.signal.reason);
-    this.#hardStop.signal.addEventListener("abort", onHardStop, { once: true });
+    if (this.#hardStop.signal.aborted) onHardStop();
+    else this.#hardStop.signal.addEventListener("abort", onHardStop, { once: true });
     const timer = this.#timeoutMs === undefined ? undefined : this.#clock.setTimer(() => {
       this.#metrics.timedOut();
       ctl.abort(

@@ -8,6 +8,7 @@ export {
   type Controller,
   controller,
   type ControllerOptions,
+  type ControllerRunOptions,
   type OwnsSource,
   type WatchesSource,
 } from "./controller.ts";

@@ -23,7 +23,10 @@ export interface Action {
 
 /** Passed to every reconcile call. */
 export interface ReconcileContext {
-  /** Aborts when the reconcile timeout passes or the shutdown grace period ends. */
+  /**
+   * Aborts when the reconcile timeout passes, when the shutdown grace period ends, or at once when
+   * leadership is lost. Pass it to every request, so a pending write is cancelled.
+   */
   signal: AbortSignal;
   /** The controller's logger with `controller` and `key` fields. */
   logger: Logger;

@@ -1,5 +1,6 @@
 import type { Logger } from "../observe/types.ts";
 import type { Clock } from "../time/clock.ts";
+import type { LeaseFence } from "./lease_fence.ts";
 
 /** Receives leadership changes, e.g. to drive the `leader_election_master_status{name}` gauge. */
 export interface LeaderMetrics {
@@ -26,14 +27,22 @@ export interface LeaderElectorOptions {
   /** On cancel, hand the Lease back so another candidate takes over at once. @default true */
   releaseOnCancel?: boolean;
   /**
-   * Called once leadership is gained. `signal` aborts when it is lost or the elector is cancelled.
-   * A returned promise is awaited before the Lease is released, so work can finish first.
+   * Called once leadership is gained. `signal` aborts when leadership is lost or the elector is cancelled;
+   * `lost` aborts (with a `LeaderElectionLostError`) only when it is lost, also while work drains after a
+   * cancel: then stop writing at once, without a grace period. After a cancel the Lease is still renewed
+   * until the returned promise settles, and released only then, so work can finish first.
    */
-  onStartedLeading?: (signal: AbortSignal) => void | Promise<void>;
+  onStartedLeading?: (signal: AbortSignal, lost: AbortSignal) => void | Promise<void>;
   /** Called after leading ends (and after the release, if any). */
   onStoppedLeading?: () => void;
   /** Called when a different holder is observed, including this candidate. */
   onNewLeader?: (identity: string) => void;
+  /**
+   * Granted until the renew deadline after every successful acquire or renew, revoked when leading ends;
+   * pass the same fence as KubeClient's `writeFence` to the client the leading work writes with.
+   * @default no fence
+   */
+  fence?: LeaseFence;
   /** Gauge hook. @default no-op */
   metrics?: LeaderMetrics;
   /** Time source. @default systemClock */

@@ -1,5 +1,5 @@
 import { ConfigError } from "../config/mod.ts";
-import { createLogger, type Logger } from "../observe/mod.ts";
+import { CertificateError, createLogger, type Logger } from "../observe/mod.ts";
 import type { ControllerFlags, LogFormat, LogLevel } from "./controller_flags.ts";
 import { FlagError, parseFlags, usage } from "./flags.ts";
 import { assertNever } from "../_internal/assert_never.ts";
@@ -20,7 +20,10 @@ export interface CliOptions {
   createLogger?: (options: { level: LogLevel; format: LogFormat }) => Logger;
 }
 
-/** Exit codes: 0 clean shutdown (or help/version), 1 runtime failure, 2 bad flag or configuration. */
+/**
+ * Exit codes: 0 clean shutdown (or help/version), 1 runtime failure, 2 bad flag or configuration (including
+ * unusable metrics certificate files).
+ */
 export type ExitCode = 0 | 1 | 2;
 
 /**
@@ -62,6 +65,10 @@ export async function cli(args: readonly string[], options: CliOptions): Promise
   } catch (error) {
     if (error instanceof ConfigError) {
       logger.error(error.message, { reason: error.reason });
+      return 2;
+    }
+    if (error instanceof CertificateError) {
+      logger.error(error.message, { source: error.source });
       return 2;
     }
     if (options.signal.aborted && isAbortReason(error, options.signal)) {

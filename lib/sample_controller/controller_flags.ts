@@ -21,8 +21,19 @@ export interface ControllerFlags {
   leaderElectionId: string;
   /** Namespace of the Lease. Undefined: the in-cluster namespace, else "default". */
   leaderElectionNamespace?: string;
-  /** `host:port` or `:port` for /metrics; "0" disables. @default ":8080" */
+  /** `host:port` or `:port` for /metrics; "0" disables. @default ":8443" */
   metricsBindAddress: string;
+  /**
+   * Serve /metrics over HTTPS and let only callers RBAC allows to `get` the non-resource URL `/metrics`
+   * scrape it (TokenReview + SubjectAccessReview); false serves plain, open HTTP. @default true
+   */
+  metricsSecure: boolean;
+  /** Directory of the metrics serving certificate. Undefined: a generated self-signed one. */
+  metricsCertPath?: string;
+  /** Certificate file name in `metricsCertPath`. @default "tls.crt" */
+  metricsCertName: string;
+  /** Private key file name in `metricsCertPath`. @default "tls.key" */
+  metricsCertKey: string;
   /** `host:port` or `:port` for /healthz and /readyz; "0" disables. @default ":8081" */
   healthProbeBindAddress: string;
   /** Client-side request rate limit. Undefined: the client's default. */
@@ -53,7 +64,10 @@ export function defaultFlags(): ControllerFlags {
     workers: 2,
     leaderElect: false,
     leaderElectionId: "kubeloop-sample-controller",
-    metricsBindAddress: ":8080",
+    metricsBindAddress: ":8443",
+    metricsSecure: true,
+    metricsCertName: "tls.crt",
+    metricsCertKey: "tls.key",
     healthProbeBindAddress: ":8081",
     logLevel: "info",
     logFormat: "json",

@@ -29,6 +29,7 @@ export { type FooTriggers, fooTriggers, fooUpdateNeedsSync } from "./triggers.ts
 export {
   type ApplyClient,
   type ApplyPatchOptions,
+  type CreateOptions,
   type DeploymentReader,
   type FooEvent,
   type FooEventRecorder,

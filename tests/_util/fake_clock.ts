@@ -35,6 +35,15 @@ export class FakeClock implements Clock {
   }
 
   /**
+   * Moves time forward by `ms` WITHOUT firing any timer, as a process pause (SIGSTOP) looks to the paused
+   * process: when it runs again, time has jumped and every overdue timer is still pending. The next
+   * `advance` fires them.
+   */
+  jump(ms: number): void {
+    this.#now += ms;
+  }
+
+  /**
    * Moves time forward by `ms`, firing due timers in order; lets queued microtasks run after
    * each one so awaiting code observes the timer before the next fires.
    */
@@ -46,7 +55,7 @@ export class FakeClock implements Clock {
       const next = this.#timers[0];
       if (!next || next.at > target) break;
       this.#timers.shift();
-      this.#now = next.at;
+      this.#now = Math.max(this.#now, next.at); // overdue after a jump: time does not go back
       next.fn();
       await flush();
     }

@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { startController } from "../e2e/controller_process.ts";
 import { createNamespace, eventually } from "../_util/testenv.ts";
-import { promtoolCheck, sampleSum, scrape } from "./_metrics.ts";
+import { promtoolCheck, sampleSum } from "./_metrics.ts";
 import { waitForOk } from "./_process.ts";
 import { applyFoo, installSampleControllerPrerequisites } from "../_util/sample_controller.ts";
 
@@ -37,12 +37,13 @@ Deno.test("promtool check metrics rejects exposition that breaks the rules, so a
 Deno.test("the reference controller's /metrics passes promtool and its counters move as Foos are reconciled", async () => {
   await installSampleControllerPrerequisites();
   await using ns = await createNamespace("metrics");
-  const leaseName = `metrics-${ns.name}`;
-  const controller = await startController([`--leader-election-id=${leaseName}`, `--namespace=${ns.name}`]);
+  // The shipped Role lets the controller read and renew only the default Lease name.
+  const leaseName = "kubeloop-sample-controller";
+  const controller = await startController([`--namespace=${ns.name}`]);
   try {
     await waitForOk(`${controller.healthUrl}/readyz`, 30_000);
     const before = await eventually(async () => {
-      const text = await scrape(controller.metricsUrl);
+      const text = await controller.scrapeMetrics();
       return sampleSum(text, "leader_election_master_status", { name: leaseName }) === 1 ? text : undefined;
     }, { message: `the controller did not lead; logs:\n${controller.logs().slice(-4000)}` });
     const first = await promtoolCheck(before);
@@ -60,7 +61,7 @@ Deno.test("the reference controller's /metrics passes promtool and its counters 
 
     for (const name of ["alpha", "beta", "gamma"]) await applyFoo(ns.name, name);
     const after = await eventually(async () => {
-      const text = await scrape(controller.metricsUrl);
+      const text = await controller.scrapeMetrics();
       return (reconciles(text) ?? 0) >= reconcilesBefore + 3 ? text : undefined;
     }, { message: `reconcile_total did not grow by 3; logs:\n${controller.logs().slice(-4000)}` });
     assert.ok((adds(after) ?? 0) >= addsBefore + 3, "workqueue_adds_total moved");

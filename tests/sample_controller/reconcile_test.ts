@@ -70,23 +70,18 @@ Deno.test("a Foo being deleted is left to the garbage collector", async () => {
   assert.equal(client.calls.length, 0);
 });
 
-Deno.test("a new Foo gets its Deployment server-side applied, a status and a Synced event", async () => {
+Deno.test("a new Foo gets its Deployment created (POST), a status and a Synced event", async () => {
   const foo = makeFoo({ replicas: 2 });
   const { deps, client, recorder } = setup(foo);
   const signal = new AbortController().signal;
   const result = await reconcileFoo(KEY, deps, { signal });
   assert.deepEqual(result, { kind: "synced", deploymentApplied: true, statusWritten: true, retained: [] });
-  const [apply] = client.callsTo("deployments");
-  assert.ok(apply);
-  assert.equal(apply.name, "example-foo");
-  assert.deepEqual(apply.body, desiredDeployment(foo));
-  assert.deepEqual(apply.options, {
-    type: "apply",
-    namespace: "ns1",
-    fieldManager: "kubeloop-sample-controller",
-    force: true,
-    signal,
-  });
+  const [create] = client.callsTo("deployments");
+  assert.ok(create);
+  assert.equal(create.verb, "create");
+  assert.equal(create.name, "example-foo");
+  assert.deepEqual(create.body, desiredDeployment(foo));
+  assert.deepEqual(create.options, { namespace: "ns1", fieldManager: "kubeloop-sample-controller", signal });
   const statusCalls = client.callsTo("foos", "status");
   assert.equal(statusCalls.length, 1);
   assert.deepEqual(statusCalls[0]?.body, {
@@ -303,4 +298,44 @@ Deno.test("a Foo without spec.replicas reports readiness against the Deployment'
   const status = (client.calls[0]?.body as Foo).status;
   assert.equal(status?.conditions?.[0]?.status, "True");
   assert.equal(status?.availableReplicas, 3);
+});
+
+Deno.test("a Deployment the cache has not seen is never force-applied: create answers AlreadyExists, the sync requeues, nothing else is written", async () => {
+  // Someone else's Deployment of that name exists on the server; our informer has not delivered it yet.
+  const foo = makeFoo();
+  const { deps, client, recorder } = setup(foo);
+  client.createFailsWith = new ApiError({
+    code: 409,
+    reason: "AlreadyExists",
+    message: 'deployments.apps "example-foo" already exists',
+  });
+  assert.deepEqual(await reconcileFoo(KEY, deps), { kind: "notCached", deployment: "ns1/example-foo" });
+  assert.deepEqual(client.calls.map((c) => `${c.verb} ${c.ref.plural}`), ["create deployments"]);
+  assert.equal(client.calls.some((c) => "force" in c.options), false, "no apply, forced or not");
+  assert.deepEqual(recorder.events, [], "no event and no status until the cache shows whose it is");
+});
+
+Deno.test("only a Deployment this Foo controls is ever applied, and then with force", async () => {
+  const foo = makeFoo({ replicas: 3 });
+  const ours = liveDeployment(makeFoo({ replicas: 1 }), 1);
+  const { deps, client } = setup(foo, ours);
+  await reconcileFoo(KEY, deps);
+  const [apply] = client.callsTo("deployments");
+  assert.equal(apply?.verb, "patch");
+  assert.deepEqual(apply?.options, {
+    type: "apply",
+    force: true,
+    namespace: "ns1",
+    fieldManager: "kubeloop-sample-controller",
+  });
+});
+
+Deno.test("a create failure other than AlreadyExists propagates so the queue retries with backoff", async () => {
+  const foo = makeFoo();
+  const { deps, client } = setup(foo);
+  client.createFailsWith = new ApiError({ code: 403, reason: "Forbidden", message: "no" });
+  await assert.rejects(
+    () => reconcileFoo(KEY, deps),
+    (e: unknown) => e instanceof ApiError && e.code === 403,
+  );
 });
