@@ -11,6 +11,7 @@
  * - `InCluster`: the in-cluster environment is incomplete.
  * - `ExecFailed`: an exec credential plugin failed or answered badly.
  * - `NoConfig`: no kubeconfig and no in-cluster environment were found.
+ * - `Permission`: the process lacks a Deno permission a step needs; the message names it and the flag.
  */
 export type ConfigErrorReason =
   | "NotFound"
@@ -23,7 +24,8 @@ export type ConfigErrorReason =
   | "UnknownReference"
   | "InCluster"
   | "ExecFailed"
-  | "NoConfig";
+  | "NoConfig"
+  | "Permission";
 
 /** Options for {@linkcode ConfigError}. */
 export interface ConfigErrorOptions {
