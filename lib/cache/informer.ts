@@ -24,23 +24,35 @@ export interface InformerHandler<T extends KubeObject> {
 
 /** Options of {@linkcode Informer}: the watcher's, plus caching and delivery. */
 export interface InformerOptions<T extends KubeObject> extends Omit<WatcherOptions, "signal" | "hooks"> {
-  /** Secondary indexes besides the built-in "namespace" one. */
+  /**
+   * Secondary indexes besides the built-in "namespace" one.
+   * @default {only the namespace index}
+   */
   readonly indexers?: Indexers<T>;
   /**
    * Drop `metadata.managedFields` before caching (without `delete`; see `stripManagedFields`).
    * @default {true}
    */
   readonly stripManagedFields?: boolean;
-  /** Applied to every object before it is cached (after stripping). Must not mutate its argument. */
+  /**
+   * Applied to every object before it is cached (after stripping). Must not mutate its argument.
+   * @default {none}
+   */
   readonly transform?: (object: T) => T;
   /**
    * Every this many ms, re-deliver each cached object as `onUpdate(obj, obj)`; 0 turns it off.
    * @default {0}
    */
   readonly resyncPeriodMs?: number;
-  /** Watch retry policy. @default {{ initialMs: 800, maxMs: 30000, factor: 2, resetAfterMs: 120000 }} */
+  /**
+   * Watch retry policy.
+   * @default {initialMs 800, maxMs 30000, factor 2, resetAfterMs 120000} (the Backoff defaults)
+   */
   readonly backoff?: Omit<BackoffOptions, "clock" | "random">;
-  /** Metric hooks. @default {noopInformerMetrics} */
+  /**
+   * Metric hooks.
+   * @default {noopInformerMetrics}
+   */
   readonly metrics?: InformerMetrics;
 }
 

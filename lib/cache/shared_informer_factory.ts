@@ -21,9 +21,15 @@ export type SharedInformerFactoryOptions = Omit<
 
 /** Per-informer options: its scope plus indexers and transform, used only by the first caller. */
 export interface SharedInformerOptions<T extends KubeObject> extends InformerScope {
-  /** Secondary indexes (first caller wins). */
+  /**
+   * Secondary indexes (first caller wins).
+   * @default {only the namespace index}
+   */
   readonly indexers?: Indexers<T>;
-  /** Object transform (first caller wins). */
+  /**
+   * Object transform (first caller wins).
+   * @default {none}
+   */
   readonly transform?: (object: T) => T;
 }
 

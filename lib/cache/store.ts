@@ -1,7 +1,4 @@
-import { objectKey } from "../client/paths.ts";
 import type { KubeObject } from "../client/types.ts";
-
-export { objectKey };
 
 /** Computes the index values of an object (zero, one or several). Must be pure and fast. */
 export type IndexFunc<T extends KubeObject> = (object: T) => readonly string[];

@@ -1,7 +1,8 @@
 import type { KubeObject } from "../client/types.ts";
 import type { WatcherEvent } from "../watch/watcher_event.ts";
 import { assertNever } from "../watch/watch_event.ts";
-import { type IndexedStore, objectKey } from "./store.ts";
+import { objectKey } from "../client/paths.ts";
+import type { IndexedStore } from "./store.ts";
 
 /** A change to the cache, as handlers see it. */
 export type StoreChange<T extends KubeObject> =

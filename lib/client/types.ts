@@ -123,38 +123,71 @@ export interface Status {
 
 /** Options shared by every request. */
 export interface RequestOptions {
-  /** Aborts the request. */
+  /**
+   * Aborts the request.
+   * @default {never aborted}
+   */
   readonly signal?: AbortSignal;
 }
 
 /** Selectors and resourceVersion semantics for list and watch. */
 export interface SelectorOptions extends RequestOptions {
-  /** Namespace to scope a namespaced resource to; omitted means all namespaces. */
+  /**
+   * Namespace to scope a namespaced resource to; omitted means all namespaces.
+   * @default {all namespaces}
+   */
   readonly namespace?: string;
-  /** e.g. "app=nginx,tier!=db". */
+  /**
+   * e.g. "app=nginx,tier!=db".
+   * @default {everything}
+   */
   readonly labelSelector?: string;
-  /** e.g. "metadata.name=x". */
+  /**
+   * e.g. "metadata.name=x".
+   * @default {everything}
+   */
   readonly fieldSelector?: string;
-  /** "0" = any cached version; unset = most recent (quorum read). */
+  /**
+   * "0" = any cached version; unset = most recent (quorum read).
+   * @default {unset: the most recent version (quorum read)}
+   */
   readonly resourceVersion?: string;
-  /** How `resourceVersion` is interpreted. */
+  /**
+   * How `resourceVersion` is interpreted.
+   * @default {unset}
+   */
   readonly resourceVersionMatch?: "NotOlderThan" | "Exact";
-  /** Server-side timeout of the request. */
+  /**
+   * Server-side timeout of the request.
+   * @default {the server's default}
+   */
   readonly timeoutSeconds?: number;
 }
 
 /** Options of one list request. */
 export interface ListOptions extends SelectorOptions {
-  /** Page size. */
+  /**
+   * Page size.
+   * @default {no limit: one page}
+   */
   readonly limit?: number;
-  /** Token from the previous page. */
+  /**
+   * Token from the previous page.
+   * @default {the first page}
+   */
   readonly continue?: string;
 }
 
 /** Options of a watch request. */
 export interface WatchOptions extends SelectorOptions {
-  /** Ask for BOOKMARK events carrying newer resourceVersions. */
+  /**
+   * Ask for BOOKMARK events carrying newer resourceVersions.
+   * @default {false}
+   */
   readonly allowWatchBookmarks?: boolean;
-  /** Streaming list: send the current state as ADDED events first. */
+  /**
+   * Streaming list: send the current state as ADDED events first.
+   * @default {unset (false)}
+   */
   readonly sendInitialEvents?: boolean;
 }

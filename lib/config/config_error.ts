@@ -31,11 +31,20 @@ export type ConfigErrorReason =
 export interface ConfigErrorOptions {
   /** Why loading failed. */
   reason: ConfigErrorReason;
-  /** The file at fault (a kubeconfig, or a token/CA file), when there is one. */
+  /**
+   * The file at fault (a kubeconfig, or a token/CA file), when there is one.
+   * @default {none}
+   */
   file?: string;
-  /** The field at fault, as a path such as `users[0].user.client-key-data`. */
+  /**
+   * The field at fault, as a path such as `users[0].user.client-key-data`.
+   * @default {none}
+   */
   field?: string;
-  /** The underlying error. */
+  /**
+   * The underlying error.
+   * @default {none}
+   */
   cause?: unknown;
 }
 

@@ -8,7 +8,10 @@ import type { Predicate, Reconciler, Request } from "./types.ts";
 export interface OwnsSource {
   /** The watched resource. */
   ref: ResourceRef;
-  /** Filters on this source (all must pass). @default [] */
+  /**
+   * Filters on this source (all must pass).
+   * @default {[]}
+   */
   predicates?: Predicate[];
 }
 
@@ -18,7 +21,10 @@ export interface WatchesSource {
   ref: ResourceRef;
   /** The requests a changed object triggers. */
   map: (obj: KubeObject) => Request[];
-  /** Filters on this source (all must pass). @default [] */
+  /**
+   * Filters on this source (all must pass).
+   * @default {[]}
+   */
   predicates?: Predicate[];
 }
 
@@ -28,31 +34,62 @@ export interface ControllerOptions<T extends KubeObject = KubeObject> {
   name: string;
   /** The primary kind: its changes enqueue the object itself. */
   for: ResourceRef;
-  /** Filters on primary changes (all must pass). @default [] */
+  /**
+   * Filters on primary changes (all must pass).
+   * @default {[]}
+   */
   predicates?: Predicate<T>[];
-  /** Owned kinds (e.g. Deployments a Foo creates). @default [] */
+  /**
+   * Owned kinds (e.g. Deployments a Foo creates).
+   * @default {[]}
+   */
   owns?: (ResourceRef | OwnsSource)[];
-  /** Other kinds with a mapping to requests. @default [] */
+  /**
+   * Other kinds with a mapping to requests.
+   * @default {[]}
+   */
   watches?: WatchesSource[];
   /** Brings the world in line with one primary object. */
   reconcile: Reconciler;
-  /** Concurrent reconciles (never two of one key). @default 1 */
+  /**
+   * Concurrent reconciles (never two of one key).
+   * @default {1}
+   */
   workers?: number;
-  /** Aborts `ctx.signal` after this long; cooperative, the call is still awaited. @default no timeout */
+  /**
+   * Aborts `ctx.signal` after this long; cooperative, the call is still awaited.
+   * @default {no timeout}
+   */
   reconcileTimeoutMs?: number;
   /**
    * How long shutdown waits for in-flight reconciles before aborting their signals; run then waits up
-   * to 5 s more for them to return. @default 30_000
+   * to 5 s more for them to return.
+   * @default {30_000}
    */
   gracefulShutdownMs?: number;
-  /** Watch only this namespace. @default all namespaces */
+  /**
+   * Watch only this namespace.
+   * @default {all namespaces}
+   */
   namespace?: string;
-  /** Backoff of failed keys. @default the queue's default (5 ms .. 1000 s per key, 10 qps burst 100) */
+  /**
+   * Backoff of failed keys.
+   * @default {the queue's default (5 ms .. 1000 s per key, 10 qps burst 100)}
+   */
   rateLimiter?: RateLimiter<string>;
-  /** Registers controller_runtime_* and workqueue_* metrics. @default no metrics */
+  /**
+   * Registers controller_runtime_* and workqueue_* metrics.
+   * @default {no metrics}
+   */
   registry?: MetricsRegistry;
-  /** Structured logs. @default noopLogger */
+  /**
+   * Structured logs.
+   * @default {noopLogger}
+   */
   logger?: Logger;
-  /** Time source. @default systemClock */
+  /**
+   * Time source.
+   * @default {systemClock}
+   */
   clock?: Clock;
 }

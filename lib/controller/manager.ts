@@ -24,22 +24,40 @@ export type ManagerLeaderElection =
 
 /** Options of {@linkcode Manager}. */
 export interface ManagerOptions {
-  /** Run controllers only while holding this Lease. @default no leader election: always run */
+  /**
+   * Run controllers only while holding this Lease.
+   * @default {no leader election: always run}
+   */
   leaderElection?: ManagerLeaderElection;
-  /** Shared by every controller and served at /metrics. @default a new MetricsRegistry */
+  /**
+   * Shared by every controller and served at /metrics.
+   * @default {a new MetricsRegistry}
+   */
   registry?: MetricsRegistry;
-  /** Where /metrics listens; "0" disables. @default ":8080" */
+  /**
+   * Where /metrics listens; "0" disables.
+   * @default {":8080"}
+   */
   metricsAddress?: string;
-  /** Where /healthz and /readyz listen; "0" disables. @default ":8081" */
+  /**
+   * Where /healthz and /readyz listen; "0" disables.
+   * @default {":8081"}
+   */
   healthAddress?: string;
   /**
    * Default {@linkcode ControllerOptions.gracefulShutdownMs} of controllers created through the Manager.
-   * @default 30_000
+   * @default {30_000}
    */
   gracefulShutdownMs?: number;
-  /** Structured logs. @default noopLogger */
+  /**
+   * Structured logs.
+   * @default {noopLogger}
+   */
   logger?: Logger;
-  /** Time source. @default systemClock */
+  /**
+   * Time source.
+   * @default {systemClock}
+   */
   clock?: Clock;
 }
 

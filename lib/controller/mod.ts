@@ -41,17 +41,16 @@ export {
 } from "./predicates.ts";
 export type {
   Action,
-  InformerHandlerLike,
   InformerLike,
   InformerSource,
   Predicate,
   ReconcileContext,
   Reconciler,
   Request,
-  StoreLike,
   TriggerEvent,
 } from "./types.ts";
 export type { KubeObject, ObjectMeta, OwnerReference, ResourceRef } from "../client/types.ts";
+export type { InformerHandler, Store } from "../cache/mod.ts";
 export type { Logger, MetricsRegistry } from "../observe/mod.ts";
 export type { RateLimiter, RateLimitingQueue } from "../queue/mod.ts";
 export type { Clock } from "../time/clock.ts";

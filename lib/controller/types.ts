@@ -1,4 +1,5 @@
 import type { KubeObject, ResourceRef } from "../client/types.ts";
+import type { InformerHandler, Store } from "../cache/mod.ts";
 import type { Logger } from "../observe/types.ts";
 
 /** What to reconcile: the primary object's name (and namespace when it is namespaced). */
@@ -45,30 +46,12 @@ export type TriggerEvent<T extends KubeObject = KubeObject> =
 /** Decides whether an informer change triggers a reconcile. */
 export type Predicate<T extends KubeObject = KubeObject> = (event: TriggerEvent<T>) => boolean;
 
-/** The read side of an informer's cache, as the controller uses it. */
-export interface StoreLike<T> {
-  /** The cached object under "ns/name", if any. */
-  get(key: string): T | undefined;
-  /** Every cached object. */
-  list(): Iterable<T>;
-}
-
-/** Handlers a controller registers on an informer. */
-export interface InformerHandlerLike<T> {
-  /** An object appeared. */
-  onAdd?(obj: T): void;
-  /** An object changed (or was resynced). */
-  onUpdate?(oldObj: T, newObj: T): void;
-  /** An object disappeared. */
-  onDelete?(obj: T, info?: { finalStateUnknown: boolean }): void;
-}
-
 /** What a controller needs from an informer; `Informer` from lib/cache satisfies it. */
 export interface InformerLike<T extends KubeObject = KubeObject> {
   /** The informer cache. */
-  readonly store: StoreLike<T>;
+  readonly store: Store<T>;
   /** Registers handlers; returns the unsubscribe function. */
-  subscribe(handler: InformerHandlerLike<T>): () => void;
+  subscribe(handler: InformerHandler<T>): () => void;
   /** Resolves after the first full sync. */
   ready(signal?: AbortSignal): Promise<void>;
   /** True after the first full sync. */

@@ -18,7 +18,10 @@ export interface EventInfo {
   reason: string;
   /** Human-readable message; truncated to 1 KiB as the API requires. */
   note: string;
-  /** What the controller did or failed to do. @default the reason */
+  /**
+   * What the controller did or failed to do.
+   * @default {the reason}
+   */
   action?: string;
   /** A second object involved, if any. */
   related?: ObjectReference;
@@ -28,33 +31,61 @@ export interface EventInfo {
 export interface EventRecorderOptions {
   /** Written to `reportingController`, e.g. "sample-controller". */
   reportingController: string;
-  /** Written to `reportingInstance`. @default `${reportingController}-${Deno.hostname()}` */
+  /**
+   * Written to `reportingInstance`.
+   * @default {<reportingController>-<hostname>}
+   */
   reportingInstance?: string;
-  /** Repeats within this window of the last occurrence join a series. @default 360_000 (6 minutes) */
+  /**
+   * Repeats within this window of the last occurrence join a series.
+   * @default {360_000 (6 minutes)}
+   */
   seriesWindowMs?: number;
-  /** Minimum time between two writes of one series. @default 30_000 */
+  /**
+   * Minimum time between two writes of one series.
+   * @default {30_000}
+   */
   seriesPatchIntervalMs?: number;
-  /** Per-object token bucket applied to new Events. @default burst 25, one token per 5 minutes */
+  /**
+   * Per-object token bucket applied to new Events.
+   * @default {burst 25, one token per 5 minutes}
+   */
   spamFilter?: SpamFilterOptions;
-  /** Writes waiting beyond this are dropped with a warning. @default 1000 */
+  /**
+   * Writes waiting beyond this are dropped with a warning.
+   * @default {1000}
+   */
   maxPending?: number;
   /**
    * How long `flush()` and dispose wait for pending writes before abandoning them (aborting the
    * request in flight). Keeps shutdown within the pod's termination grace period when the API server is
-   * unreachable. @default 5_000
+   * unreachable.
+   * @default {5_000}
    */
   flushTimeoutMs?: number;
-  /** Time source. @default systemClock */
+  /**
+   * Time source.
+   * @default {systemClock}
+   */
   clock?: Clock;
-  /** Structured logs. @default noopLogger */
+  /**
+   * Structured logs.
+   * @default {noopLogger}
+   */
   logger?: Logger;
 }
 
 /** Options of {@linkcode EventRecorder.flush}. */
 export interface FlushOptions {
-  /** Abandons the pending writes when it aborts. @default never */
+  /**
+   * Abandons the pending writes when it aborts.
+   * @default {never}
+   */
   signal?: AbortSignal;
-  /** Abandons them after this long. @default the recorder's `flushTimeoutMs` */
+  /**
+   * Abandons them after this long.
+   * @default {the recorder's `flushTimeoutMs`}
+   */
   timeoutMs?: number;
 }
 

@@ -57,9 +57,15 @@ export interface EventV1 extends KubeObject {
 
 /** Per-request options the recorder passes to the client. */
 export interface EventRequestOptions {
-  /** Namespace; omitted for cluster-scoped objects. */
+  /**
+   * Namespace; omitted for cluster-scoped objects.
+   * @default {cluster-scoped}
+   */
   namespace?: string;
-  /** Aborts the request. */
+  /**
+   * Aborts the request.
+   * @default {never aborted}
+   */
   signal?: AbortSignal;
 }
 

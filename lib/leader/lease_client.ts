@@ -26,9 +26,15 @@ export interface Lease extends KubeObject {
 
 /** Per-request options the elector passes to the client. */
 export interface LeaseRequestOptions {
-  /** Namespace; omitted for cluster-scoped objects. */
+  /**
+   * Namespace; omitted for cluster-scoped objects.
+   * @default {cluster-scoped}
+   */
   namespace?: string;
-  /** Aborts the request. */
+  /**
+   * Aborts the request.
+   * @default {never aborted}
+   */
   signal?: AbortSignal;
 }
 

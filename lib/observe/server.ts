@@ -6,19 +6,31 @@ export type Check = () => boolean | Promise<boolean>;
 
 /** Options of {@link serveObservability}. */
 export interface ObservabilityOptions {
-  /** Where `/metrics` listens: ":8080" (all interfaces), "127.0.0.1:0" (ephemeral) or "0" (off). @default ":8080" */
+  /**
+   * Where `/metrics` listens: ":8080" (all interfaces), "127.0.0.1:0" (ephemeral) or "0" (off).
+   * @default {":8080"}
+   */
   metricsAddress?: string;
-  /** Where `/healthz` and `/readyz` listen; "0" disables them. May equal `metricsAddress`. @default ":8081" */
+  /**
+   * Where `/healthz` and `/readyz` listen; "0" disables them. May equal `metricsAddress`.
+   * @default {":8081"}
+   */
   healthAddress?: string;
   /** The metrics served at `/metrics`. */
   registry: MetricsRegistry;
   /** `/readyz` answers 200 while this holds, else 503 (e.g. before caches synced). */
   readyz: Check;
-  /** `/healthz` answers 200 while this holds, else 503. @default () => true */
+  /**
+   * `/healthz` answers 200 while this holds, else 503.
+   * @default {() => true}
+   */
   healthz?: Check;
   /** Stops the servers. */
   signal: AbortSignal;
-  /** Receives start-up and request failure lines. @default noopLogger */
+  /**
+   * Receives start-up and request failure lines.
+   * @default {noopLogger}
+   */
   logger?: Logger;
 }
 

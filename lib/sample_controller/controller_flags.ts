@@ -1,7 +1,6 @@
-/** Log levels accepted by `--log-level`. */
-export type LogLevel = "debug" | "info" | "warn" | "error";
-/** Log formats accepted by `--log-format`. */
-export type LogFormat = "json" | "text";
+import type { LogFormat, LogLevel } from "../observe/logger.ts";
+
+export type { LogFormat, LogLevel };
 
 /** The controller's settings, after parsing the command line. */
 export interface ControllerFlags {
@@ -13,25 +12,46 @@ export interface ControllerFlags {
   master?: string;
   /** Watch only this namespace. Undefined: all namespaces. */
   namespace?: string;
-  /** Concurrent reconciles. @default 2 */
+  /**
+   * Concurrent reconciles.
+   * @default {2}
+   */
   workers: number;
-  /** Run only while holding the Lease. @default false */
+  /**
+   * Run only while holding the Lease.
+   * @default {false}
+   */
   leaderElect: boolean;
-  /** Name of the Lease. @default "kubeloop-sample-controller" */
+  /**
+   * Name of the Lease.
+   * @default {"kubeloop-sample-controller"}
+   */
   leaderElectionId: string;
   /** Namespace of the Lease. Undefined: the in-cluster namespace, else "default". */
   leaderElectionNamespace?: string;
-  /** `host:port` or `:port` for /metrics; "0" disables. @default ":8080" */
+  /**
+   * `host:port` or `:port` for /metrics; "0" disables.
+   * @default {":8080"}
+   */
   metricsBindAddress: string;
-  /** `host:port` or `:port` for /healthz and /readyz; "0" disables. @default ":8081" */
+  /**
+   * `host:port` or `:port` for /healthz and /readyz; "0" disables.
+   * @default {":8081"}
+   */
   healthProbeBindAddress: string;
   /** Client-side request rate limit. Undefined: the client's default. */
   kubeApiQps?: number;
   /** Client-side burst. Undefined: the client's default. */
   kubeApiBurst?: number;
-  /** Minimum level logged. @default "info" */
+  /**
+   * Minimum level logged.
+   * @default {"info"}
+   */
   logLevel: LogLevel;
-  /** Log line format. @default "json" */
+  /**
+   * Log line format.
+   * @default {"json"}
+   */
   logFormat: LogFormat;
 }
 

@@ -12,7 +12,6 @@ export type { OwnsSource, Predicate, TriggerEvent } from "../controller/mod.ts";
 export {
   type Condition,
   type Deployment,
-  DEPLOYMENTS,
   FIELD_MANAGER,
   type Foo,
   FOO_API_VERSION,

@@ -7,7 +7,8 @@ import { desiredDeployment } from "./desired_deployment.ts";
 import { containsFields } from "./drift.ts";
 import { isControlledBy } from "./ownership.ts";
 import { computeStatus, statusEqual, type StatusInput } from "./status.ts";
-import { type Deployment, DEPLOYMENTS, FIELD_MANAGER, type Foo, FOO_API_VERSION, FOOS } from "./types.ts";
+import { DEPLOYMENTS } from "../client/resources.ts";
+import { type Deployment, FIELD_MANAGER, type Foo, FOO_API_VERSION, FOOS } from "./types.ts";
 
 /** Read access to a cache, keyed `namespace/name` (an informer's store fits). */
 export interface ObjectReader<T> {
@@ -25,15 +26,30 @@ export interface DeploymentReader extends ObjectReader<Deployment> {
 export interface ApplyPatchOptions {
   /** Always server-side apply. */
   type: "apply";
-  /** Namespace of the object. */
+  /**
+   * Namespace of the object.
+   * @default {the client's namespace}
+   */
   namespace?: string;
-  /** Owner of the applied fields. */
+  /**
+   * Owner of the applied fields.
+   * @default {none: the server rejects an apply without one}
+   */
   fieldManager?: string;
-  /** Take over fields other managers own. */
+  /**
+   * Take over fields other managers own.
+   * @default {false}
+   */
   force?: boolean;
-  /** E.g. "status". */
+  /**
+   * E.g. "status".
+   * @default {the main resource}
+   */
   subresource?: string;
-  /** Aborts the request. */
+  /**
+   * Aborts the request.
+   * @default {never aborted}
+   */
   signal?: AbortSignal;
 }
 
@@ -76,9 +92,15 @@ export interface FooReconcilerDeps {
   client: ApplyClient;
   /** Event sink. */
   recorder: FooEventRecorder;
-  /** Source of condition transition times. @default systemClock */
+  /**
+   * Source of condition transition times.
+   * @default {systemClock}
+   */
   clock?: Clock;
-  /** Debug lines about applies. @default noopLogger */
+  /**
+   * Debug lines about applies.
+   * @default {noopLogger}
+   */
   logger?: Logger;
 }
 

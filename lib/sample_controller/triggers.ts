@@ -5,7 +5,8 @@ import {
   resourceVersionChanged,
   type TriggerEvent,
 } from "../controller/mod.ts";
-import { DEPLOYMENTS, type Foo, FOOS } from "./types.ts";
+import { DEPLOYMENTS } from "../client/resources.ts";
+import { type Foo, FOOS } from "./types.ts";
 
 /**
  * Whether an update of a Foo needs a reconcile: only when `metadata.generation` moved (a spec change) or the

@@ -16,15 +16,6 @@ export const FOOS: ResourceRef = Object.freeze({
   namespaced: true,
 });
 
-/** `apps/v1` Deployments. */
-export const DEPLOYMENTS: ResourceRef = Object.freeze({
-  group: "apps",
-  version: "v1",
-  plural: "deployments",
-  kind: "Deployment",
-  namespaced: true,
-});
-
 /** What the user asks for: a Deployment of that name with that many replicas. */
 export interface FooSpec {
   /** Name of the Deployment to manage, in the Foo's namespace. Empty is invalid (reported, not retried). */

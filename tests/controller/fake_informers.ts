@@ -1,18 +1,16 @@
 import type { KubeObject, ResourceRef } from "../../lib/client/types.ts";
-import type { InformerHandlerLike, InformerLike, InformerSource } from "../../lib/controller/mod.ts";
+import { IndexedStore, type InformerHandler } from "../../lib/cache/mod.ts";
+import type { InformerLike, InformerSource } from "../../lib/controller/mod.ts";
 
 /** An informer driven by the test: `add` / `update` / `remove` notify subscribers and update the store. */
 export class FakeInformer<T extends KubeObject = KubeObject> implements InformerLike<T> {
-  #objects = new Map<string, T>();
-  #handlers = new Set<InformerHandlerLike<T>>();
+  #objects = new IndexedStore<T>();
+  #handlers = new Set<InformerHandler<T>>();
   #synced = false;
   #waiters: (() => void)[] = [];
-  readonly store = {
-    get: (key: string) => this.#objects.get(key),
-    list: () => [...this.#objects.values()],
-  };
+  readonly store = this.#objects;
 
-  subscribe(handler: InformerHandlerLike<T>): () => void {
+  subscribe(handler: InformerHandler<T>): () => void {
     this.#handlers.add(handler);
     return () => this.#handlers.delete(handler);
   }
