@@ -71,7 +71,7 @@ export class Informer<T extends KubeObject = KubeObject> {
   /** The cache; read-only for everyone but this informer. */
   readonly store: Store<T>;
   readonly #client: ListWatcher;
-  readonly #ref: ResourceRef;
+  readonly #ref: ResourceRef<T>;
   readonly #options: InformerOptions<T>;
   readonly #writer: StoreWriter<T>;
   readonly #listeners = new Set<Listener<T>>();
@@ -82,7 +82,7 @@ export class Informer<T extends KubeObject = KubeObject> {
   #running = false;
 
   /** Creates an idle informer; nothing happens until `run()`. */
-  constructor(client: ListWatcher, ref: ResourceRef, options: InformerOptions<T> = {}) {
+  constructor(client: ListWatcher, ref: ResourceRef<T>, options: InformerOptions<T> = {}) {
     this.#client = client;
     this.#ref = ref;
     this.#options = options;

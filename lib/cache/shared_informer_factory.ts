@@ -64,7 +64,7 @@ export class SharedInformerFactory {
 
   /** The shared informer for `ref` in `options`' scope; takes a reference. */
   informer<T extends KubeObject = KubeObject>(
-    ref: ResourceRef,
+    ref: ResourceRef<T>,
     options: SharedInformerOptions<T> = {},
   ): Informer<T> {
     const key = [

@@ -69,13 +69,33 @@ export class KubeClient implements AsyncDisposable {
   }
 
   /** Reads one object. */
-  async get<T extends KubeObject>(ref: ResourceRef, name: string, options: ObjectOptions = {}): Promise<T> {
+  async get<T extends KubeObject = KubeObject>(
+    ref: ResourceRef<T>,
+    name: string,
+    options: ObjectOptions = {},
+  ): Promise<T> {
     const path = resourcePath(ref, { namespace: this.#ns(ref, options.namespace), name });
     return await this.#json<T>("GET", path, undefined, undefined, options.signal);
   }
 
+  /**
+   * Reads any path below the server URL as JSON: discovery (`/apis`), `/version`, `/openapi/v3/...`. The
+   * path must start with "/" and hold no query, fragment or ".." segment (use the typed calls for resources).
+   */
+  async getPath<T = unknown>(path: string, options: { readonly signal?: AbortSignal } = {}): Promise<T> {
+    if (!path.startsWith("/") || /[?#]|(^|\/)\.\.?(\/|$)/.test(path)) {
+      throw new TypeError(
+        `Invalid API path "${path}": expected an absolute path without query or dot segments`,
+      );
+    }
+    return await this.#json<T>("GET", path, undefined, undefined, options.signal);
+  }
+
   /** Reads one page of a list. */
-  async list<T extends KubeObject>(ref: ResourceRef, options: ListOptions = {}): Promise<ObjectList<T>> {
+  async list<T extends KubeObject = KubeObject>(
+    ref: ResourceRef<T>,
+    options: ListOptions = {},
+  ): Promise<ObjectList<T>> {
     const path = resourcePath(ref, { namespace: options.namespace });
     return await this.#json<ObjectList<T>>(
       "GET",
@@ -91,8 +111,8 @@ export class KubeClient implements AsyncDisposable {
    * between pages, the list starts over with a fresh first page marked `restarted: true`, so
    * the caller discards what it collected; this happens at most three times.
    */
-  async *listAll<T extends KubeObject>(
-    ref: ResourceRef,
+  async *listAll<T extends KubeObject = KubeObject>(
+    ref: ResourceRef<T>,
     options: ListOptions = {},
   ): AsyncIterable<ListPage<T>> {
     let cont: string | undefined = options.continue;
@@ -124,19 +144,27 @@ export class KubeClient implements AsyncDisposable {
   }
 
   /** Creates an object; the namespace defaults to `obj.metadata.namespace`. */
-  async create<T extends KubeObject>(ref: ResourceRef, obj: T, options: WriteOptions = {}): Promise<T> {
+  async create<T extends KubeObject = KubeObject>(
+    ref: ResourceRef<T>,
+    obj: T,
+    options: WriteOptions = {},
+  ): Promise<T> {
     const path = resourcePath(ref, { namespace: this.#ns(ref, options.namespace ?? obj.metadata.namespace) });
     return await this.#json<T>("POST", path, writeQuery(options), jsonBody(obj), options.signal);
   }
 
   /** Replaces an object (PUT); `metadata.resourceVersion` makes it conditional (409 on conflict). */
-  async replace<T extends KubeObject>(ref: ResourceRef, obj: T, options: WriteOptions = {}): Promise<T> {
+  async replace<T extends KubeObject = KubeObject>(
+    ref: ResourceRef<T>,
+    obj: T,
+    options: WriteOptions = {},
+  ): Promise<T> {
     return await this.#put(ref, obj, options, undefined);
   }
 
   /** Replaces the status subresource of an object. */
-  async replaceStatus<T extends KubeObject>(
-    ref: ResourceRef,
+  async replaceStatus<T extends KubeObject = KubeObject>(
+    ref: ResourceRef<T>,
     obj: T,
     options: WriteOptions = {},
   ): Promise<T> {
@@ -144,8 +172,8 @@ export class KubeClient implements AsyncDisposable {
   }
 
   /** Patches an object: merge, JSON, strategic-merge, or server-side apply (`type: "apply"`). */
-  async patch<T extends KubeObject>(
-    ref: ResourceRef,
+  async patch<T extends KubeObject = KubeObject>(
+    ref: ResourceRef<T>,
     name: string,
     patch: unknown,
     options: PatchOptions,

@@ -1,6 +1,6 @@
 /**
  * The Kubernetes REST client: typed get/list/create/replace/patch/delete/watch for any resource,
- * `ApiError` carrying the server's Status, and the well-known resource refs.
+ * `ApiError` carrying the server's Status, and the typed resource refs (from lib/resources).
  * @module
  */
 export { ApiError, reasonForCode } from "./api_error.ts";

@@ -1,5 +1,10 @@
-/** Identifies a kind of resource on the API server. */
-export interface ResourceRef {
+/**
+ * Identifies a kind of resource on the API server. `T` is the type of its objects: the generated
+ * constants (`CONFIG_MAPS`, `DEPLOYMENTS`, …) carry it, so `client.get(CONFIG_MAPS, name)` is a
+ * `Promise<ConfigMap>` and `informer(DEPLOYMENTS)` an `Informer<Deployment>` without a cast. A plain
+ * `ResourceRef` is `ResourceRef<KubeObject>`.
+ */
+export interface ResourceRef<T extends KubeObject = KubeObject> {
   /** API group; "" for the core group. */
   readonly group: string;
   /** API version within the group, e.g. "v1". */
@@ -10,6 +15,11 @@ export interface ResourceRef {
   readonly kind: string;
   /** Whether objects live in namespaces. */
   readonly namespaced: boolean;
+  /**
+   * Type-level only, never set at run time: the type of this resource's objects, from which generic
+   * calls infer their result type.
+   */
+  readonly objectType?: T;
 }
 
 /** An owner reference as stored in `metadata.ownerReferences`. */

@@ -33,7 +33,7 @@ export interface ControllerOptions<T extends KubeObject = KubeObject> {
   /** Names the controller in logs, metrics and the queue. */
   name: string;
   /** The primary kind: its changes enqueue the object itself. */
-  for: ResourceRef;
+  for: ResourceRef<T>;
   /**
    * Filters on primary changes (all must pass).
    * @default {[]}

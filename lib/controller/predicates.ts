@@ -1,6 +1,8 @@
 import type { KubeObject } from "../client/types.ts";
-import { assertNever } from "../_internal/assert_never.ts";
+import type { LabelSelector } from "../resources/apimachinery.ts";
 import type { Predicate, TriggerEvent } from "./types.ts";
+
+export type { LabelSelector };
 
 /**
  * Passes updates only when `metadata.generation` changed, i.e. the spec changed (status-only updates
@@ -31,21 +33,12 @@ export function annotationsChanged(event: TriggerEvent): boolean {
   return !sameRecord(event.oldObject.metadata.annotations, event.object.metadata.annotations);
 }
 
-/** A `metav1.LabelSelector`. */
-export interface LabelSelector {
-  /** Labels that must be equal. */
-  matchLabels?: Record<string, string>;
-  /** Set-based requirements. */
-  matchExpressions?: {
-    key: string;
-    operator: "In" | "NotIn" | "Exists" | "DoesNotExist";
-    values?: string[];
-  }[];
-}
-
 /** Passes events whose (new) object matches `selector`; an empty selector matches everything. */
 export function labelSelector(selector: LabelSelector): Predicate {
   for (const e of selector.matchExpressions ?? []) {
+    if (!["In", "NotIn", "Exists", "DoesNotExist"].includes(e.operator)) {
+      throw new TypeError(`Invalid label selector: unknown operator "${e.operator}" on "${e.key}"`);
+    }
     if ((e.operator === "In" || e.operator === "NotIn") && !e.values?.length) {
       throw new TypeError(`Invalid label selector: operator ${e.operator} on "${e.key}" needs values`);
     }
@@ -72,7 +65,7 @@ export function matchesLabels(selector: LabelSelector, labels: Record<string, st
         if (has) return false;
         break;
       default:
-        assertNever(e.operator, "label selector operator");
+        return false; // unknown operators are rejected when the predicate is built
     }
   }
   return true;

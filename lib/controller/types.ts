@@ -62,7 +62,7 @@ export interface InformerLike<T extends KubeObject = KubeObject> {
 export interface InformerSource {
   /** The shared informer of a resource. */
   informer<T extends KubeObject>(
-    ref: ResourceRef,
+    ref: ResourceRef<T>,
     options?: { namespace?: string; labelSelector?: string },
   ): InformerLike<T>;
 }

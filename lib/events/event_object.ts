@@ -1,5 +1,5 @@
 import type { KubeObject } from "../client/types.ts";
-import type { EventV1, ObjectReference } from "./types.ts";
+import type { Event, ObjectReference } from "./types.ts";
 
 /** The reference an Event's `regarding` carries: an ObjectReference as given, or one made from an object. */
 export function toReference(obj: KubeObject | ObjectReference): ObjectReference {
@@ -18,9 +18,9 @@ export function toReference(obj: KubeObject | ObjectReference): ObjectReference 
 }
 
 /** Log fields naming an Event without its note (which may be long). */
-export function describe(e: EventV1): Record<string, unknown> {
+export function describe(e: Event): Record<string, unknown> {
   const r = e.regarding;
-  return { object: `${r.kind}/${r.namespace ?? ""}/${r.name}`, reason: e.reason };
+  return { object: `${r?.kind}/${r?.namespace ?? ""}/${r?.name}`, reason: e.reason };
 }
 
 /**

@@ -5,11 +5,11 @@
 export { type EventInfo, EventRecorder, type EventRecorderOptions, type FlushOptions } from "./recorder.ts";
 export { SpamFilter, type SpamFilterOptions } from "./spam_filter.ts";
 export {
+  type Event,
   type EventRequestOptions,
   type EventsClient,
   type EventSeries,
   type EventType,
-  type EventV1,
   type ObjectReference,
 } from "./types.ts";
 export type { KubeObject, ObjectMeta, ResourceRef } from "../client/types.ts";

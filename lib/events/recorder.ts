@@ -7,7 +7,7 @@ import { formatMicroTime } from "../time/micro_time.ts";
 import { toReference, truncateUtf8 } from "./event_object.ts";
 import { type Series, SeriesWriter } from "./series.ts";
 import { SpamFilter, type SpamFilterOptions } from "./spam_filter.ts";
-import type { EventsClient, EventType, EventV1, ObjectReference } from "./types.ts";
+import type { Event, EventsClient, EventType, ObjectReference } from "./types.ts";
 import { WriteQueue } from "./write_queue.ts";
 
 /** What happened, passed to {@linkcode EventRecorder.record}. */
@@ -171,7 +171,7 @@ export class EventRecorder {
       return;
     }
     const namespace = ref.namespace || "default";
-    const event: EventV1 = {
+    const event: Event = {
       apiVersion: "events.k8s.io/v1",
       kind: "Event",
       metadata: {

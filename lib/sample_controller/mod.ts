@@ -10,7 +10,6 @@ export type { LogFields, Logger } from "../observe/types.ts";
 export type { Clock, Timer } from "../time/clock.ts";
 export type { OwnsSource, Predicate, TriggerEvent } from "../controller/mod.ts";
 export {
-  type Condition,
   type Deployment,
   FIELD_MANAGER,
   type Foo,
@@ -19,6 +18,7 @@ export {
   FOOS,
   type FooSpec,
   type FooStatus,
+  type FooStatusCondition,
 } from "./types.ts";
 export { desiredDeployment, fooControllerRef } from "./desired_deployment.ts";
 export { containsFields } from "./drift.ts";

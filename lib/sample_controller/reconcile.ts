@@ -57,7 +57,7 @@ export interface ApplyPatchOptions {
 export interface ApplyClient {
   /** Sends a patch; resolves with the object as stored. */
   patch<T extends KubeObject>(
-    ref: ResourceRef,
+    ref: ResourceRef<T>,
     name: string,
     patch: unknown,
     options: ApplyPatchOptions,

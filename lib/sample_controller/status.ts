@@ -1,4 +1,4 @@
-import type { Condition, Foo, FooStatus } from "./types.ts";
+import type { Foo, FooStatus, FooStatusCondition } from "./types.ts";
 
 /** Reasons of the `Ready` condition. */
 export type ReadyReason = "Available" | "Progressing" | "InvalidSpec" | "ErrResourceExists";
@@ -25,8 +25,8 @@ export interface StatusInput {
 export function computeStatus(foo: Foo, input: StatusInput, now: Date): FooStatus {
   const generation = foo.metadata.generation;
   const previous = foo.status?.conditions?.find((c) => c.type === "Ready");
-  const status: Condition["status"] = input.ready ? "True" : "False";
-  const ready: Condition = {
+  const status: FooStatusCondition["status"] = input.ready ? "True" : "False";
+  const ready: FooStatusCondition = {
     type: "Ready",
     status,
     ...(generation === undefined ? {} : { observedGeneration: generation }),

@@ -124,7 +124,7 @@ export interface WatcherOptions {
  */
 export async function* watcher<T extends KubeObject = KubeObject>(
   client: ListWatcher,
-  ref: ResourceRef,
+  ref: ResourceRef<T>,
   options: WatcherOptions = {},
 ): AsyncGenerator<WatcherEvent<T>, void, undefined> {
   const { signal, clock = systemClock, random = Math.random, logger = noopLogger, hooks = {} } = options;

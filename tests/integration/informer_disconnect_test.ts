@@ -37,7 +37,7 @@ class CuttableListWatcher implements ListWatcher {
     this.#client = client;
   }
 
-  list<T extends KubeObject>(ref: ResourceRef, options: ListOptions): Promise<ObjectList<T>> {
+  list<T extends KubeObject>(ref: ResourceRef<T>, options: ListOptions): Promise<ObjectList<T>> {
     return this.#client.list<T>(ref, options);
   }
 

@@ -69,7 +69,7 @@ Deno.test("resuming a watch from a compacted resourceVersion relists, and the de
 
   await client.delete(EVENTS, "drop", { namespace: ns.name });
   const old = eventNamed(events, "change");
-  const changed = await client.replace(EVENTS, {
+  const changed = await client.replace<KubeObject>(EVENTS, {
     ...old,
     metadata: { ...old.metadata, labels: { round: "two" } },
   });
