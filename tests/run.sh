@@ -25,7 +25,7 @@ gate "deno fmt --check" "$deno" fmt --check
 gate "deno lint" "$deno" lint
 gate "deno check" "$deno" check main.ts lib/ tests/ bench/
 gate "deno check README examples" "$deno" check --doc-only README.md
-gate "deno doc --lint" "$deno" doc --lint lib/mod.ts lib/sample_controller/mod.ts
+gate "deno doc --lint" "$deno" doc --lint lib/mod.ts lib/sample_controller/mod.ts lib/testing/mod.ts lib/codegen/mod.ts
 
 dirs=()
 for d in tests/*/; do

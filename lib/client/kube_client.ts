@@ -7,6 +7,7 @@ import { discardBody } from "./discard_body.ts";
 import { borrowedTransport, OwnedTransports, type TransportSource } from "./owned_transports.ts";
 import { type PathParts, resourcePath, selectorQuery, writeQuery } from "./paths.ts";
 import { noopRequestMetrics } from "./request_metrics.ts";
+import type { ResourceClient } from "./resource_client.ts";
 import { jsonBody, type RequestBody, RequestPipeline } from "./request_pipeline.ts";
 import { TokenBucket } from "./token_bucket.ts";
 import type {
@@ -36,7 +37,7 @@ const contentTypes: Record<PatchType, string> = {
  * token file or an expired exec credential); 429, and 503 with Retry-After, are retried up
  * to `maxRetries` times after the server's Retry-After.
  */
-export class KubeClient implements AsyncDisposable {
+export class KubeClient implements ResourceClient, AsyncDisposable {
   readonly #config: ClusterConfig;
   readonly #transports: TransportSource;
   readonly #pipeline: RequestPipeline;

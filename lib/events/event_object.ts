@@ -1,12 +1,13 @@
+import type { DeepReadonly } from "../client/deep_readonly.ts";
 import type { KubeObject } from "../client/types.ts";
 import type { Event, ObjectReference } from "./types.ts";
 
 /** The reference an Event's `regarding` carries: an ObjectReference as given, or one made from an object. */
-export function toReference(obj: KubeObject | ObjectReference): ObjectReference {
+export function toReference(obj: DeepReadonly<KubeObject> | ObjectReference): ObjectReference {
   if (!("metadata" in obj) || typeof obj.metadata !== "object" || obj.metadata === null) {
     return { ...(obj as ObjectReference) };
   }
-  const o = obj as KubeObject;
+  const o = obj as DeepReadonly<KubeObject>;
   const ref: ObjectReference = {};
   if (o.apiVersion) ref.apiVersion = o.apiVersion;
   if (o.kind) ref.kind = o.kind;

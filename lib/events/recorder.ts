@@ -1,5 +1,6 @@
 import { hostnameOr } from "../_internal/hostname.ts";
 import { withTimeout } from "../_internal/with_timeout.ts";
+import type { DeepReadonly } from "../client/deep_readonly.ts";
 import type { KubeObject } from "../client/types.ts";
 import { type Logger, noopLogger } from "../observe/types.ts";
 import { type Clock, systemClock } from "../time/clock.ts";
@@ -25,6 +26,15 @@ export interface EventInfo {
   action?: string;
   /** A second object involved, if any. */
   related?: ObjectReference;
+}
+
+/**
+ * Where a reconciler records events: {@linkcode EventRecorder} writes them to the API server, lib/testing's
+ * `FakeEventRecorder` keeps them for assertions. Type your reconciler's dependency with this.
+ */
+export interface EventSink {
+  /** Records one occurrence about `regarding` (an object, or a reference to one); never throws or waits. */
+  record(regarding: DeepReadonly<KubeObject> | ObjectReference, info: EventInfo): void;
 }
 
 /** Options of {@linkcode EventRecorder}. */
@@ -105,7 +115,7 @@ const maxNoteBytes = 1024;
  * are bounded (`flushTimeoutMs`); writes still pending then are abandoned, not retried. From the start
  * of dispose on, `record()` drops events (debug log) and no timer is left behind.
  */
-export class EventRecorder {
+export class EventRecorder implements EventSink {
   #controller: string;
   #instance: string;
   #windowMs: number;
@@ -138,7 +148,7 @@ export class EventRecorder {
   }
 
   /** Records an event about `regarding` (an object or a reference). Never throws, never waits. */
-  record(regarding: KubeObject | ObjectReference, info: EventInfo): void {
+  record(regarding: DeepReadonly<KubeObject> | ObjectReference, info: EventInfo): void {
     if (this.#closing) {
       this.#logger.debug("Event recorded during or after dispose was dropped", { reason: info.reason });
       return;

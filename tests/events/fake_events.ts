@@ -7,7 +7,8 @@ import {
   type EventRequestOptions,
   type EventsClient,
 } from "../../lib/events/mod.ts";
-import type { LogFields, Logger } from "../../lib/observe/types.ts";
+import type { Logger } from "../../lib/observe/types.ts";
+import { type LogLine as TestLogLine, MemoryLogger } from "../../lib/testing/mod.ts";
 import { FakeClock } from "../_util/fake_clock.ts";
 
 /** A successful write seen by {@linkcode FakeEvents}. */
@@ -65,23 +66,11 @@ export class FakeEvents implements EventsClient {
 }
 
 /** One captured log line. */
-export interface LogLine {
-  level: string;
-  msg: string;
-  fields: LogFields | undefined;
-}
+export type LogLine = TestLogLine;
 
-/** A logger that keeps its lines in `lines`. */
+/** A logger that keeps its lines in `lines` (lib/testing's MemoryLogger). */
 export function memoryLogger(lines: LogLine[]): Logger {
-  const log = (level: string) => (msg: string, fields?: LogFields) => void lines.push({ level, msg, fields });
-  const logger: Logger = {
-    debug: log("debug"),
-    info: log("info"),
-    warn: log("warn"),
-    error: log("error"),
-    child: () => logger,
-  };
-  return logger;
+  return new MemoryLogger(lines);
 }
 
 /** A Foo the events are about. */

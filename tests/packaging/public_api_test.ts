@@ -6,7 +6,12 @@ import assert from "node:assert/strict";
 
 const root = new URL("../../", import.meta.url);
 /** The modules users import. */
-const ENTRY_POINTS = ["lib/mod.ts", "lib/sample_controller/mod.ts"];
+const ENTRY_POINTS = [
+  "lib/mod.ts",
+  "lib/sample_controller/mod.ts",
+  "lib/testing/mod.ts",
+  "lib/codegen/mod.ts",
+];
 
 interface DocTag {
   kind: string;

@@ -46,7 +46,7 @@ async function wired(...foos: Foo[]) {
   await flush();
   return {
     foos: fooInformer,
-    deployments: informers.get(DEPLOYMENTS),
+    deployments: informers.get<KubeObject>(DEPLOYMENTS),
     synced: async () => {
       await flush();
       return reconciled.splice(0).sort();
