@@ -2,7 +2,8 @@ import { objectKey, splitKey } from "../client/paths.ts";
 import type { KubeObject } from "../client/types.ts";
 import { type Logger, noopLogger, queueMetricsFor } from "../observe/mod.ts";
 import { RateLimitingQueue } from "../queue/mod.ts";
-import { type Clock, systemClock } from "../time/clock.ts";
+import { type Clock, systemClock, type Timer } from "../time/clock.ts";
+import { terminatingForMs } from "./finalizers.ts";
 import type { ControllerOptions, OwnsSource } from "./controller_options.ts";
 import {
   type ControllerMetrics,
@@ -42,6 +43,8 @@ export class Controller<T extends KubeObject = KubeObject> {
   #active = 0;
   #running = new Set<string>();
   #hardStop = new AbortController();
+  #stuckAfterMs: number;
+  #stuck = new Set<string>();
   #started = false;
 
   /** @internal Use {@linkcode controller}. */
@@ -56,6 +59,7 @@ export class Controller<T extends KubeObject = KubeObject> {
     this.#reconcile = o.reconcile;
     this.#timeoutMs = o.reconcileTimeoutMs;
     this.#graceMs = o.gracefulShutdownMs ?? 30_000;
+    this.#stuckAfterMs = o.stuckTerminatingAfterMs ?? 600_000;
     this.#clock = o.clock ?? systemClock;
     this.#logger = (o.logger ?? noopLogger).child({ controller: o.name });
     this.#metrics = o.registry ? controllerMetricsFor(o.registry, o.name) : noopControllerMetrics;
@@ -124,7 +128,9 @@ export class Controller<T extends KubeObject = KubeObject> {
       for (const obj of this.primary.store.list()) this.enqueue(requestFor(obj));
       this.#logger.info("Starting workers", { workers: this.#workers });
       const workers = Array.from({ length: this.#workers }, () => this.#worker());
+      const scan = this.#watchStuckTerminating();
       await new Promise<void>((resolve) => signal.addEventListener("abort", () => resolve(), { once: true }));
+      scan?.cancel();
       this.#logger.info("Shutting down: waiting for in-flight reconciles", { inFlight: [...this.#running] });
       void this.queue.shutDown();
       await stopWorkers({
@@ -136,6 +142,40 @@ export class Controller<T extends KubeObject = KubeObject> {
         logger: this.#logger,
       });
     }
+  }
+
+  /** Scans the primary cache for objects stuck terminating, periodically; returns the timer. */
+  #watchStuckTerminating(): Timer | undefined {
+    if (this.#stuckAfterMs <= 0) return undefined;
+    const period = Math.min(this.#stuckAfterMs, 60_000);
+    let timer: Timer;
+    const scan = () => {
+      this.#scanStuckTerminating();
+      timer = this.#clock.setTimer(scan, period);
+    };
+    timer = this.#clock.setTimer(scan, period);
+    return { cancel: () => timer.cancel() };
+  }
+
+  #scanStuckTerminating(): void {
+    const now = this.#clock.now();
+    const stuck = new Set<string>();
+    for (const obj of this.primary.store.list()) {
+      const finalizers = obj.metadata.finalizers ?? [];
+      const age = terminatingForMs(obj, now);
+      if (finalizers.length === 0 || age === undefined || age < this.#stuckAfterMs) continue;
+      const key = objectKey(obj);
+      stuck.add(key);
+      if (!this.#stuck.has(key)) {
+        this.#logger.warn("Object stuck terminating: deletion is waiting for finalizers", {
+          key,
+          terminatingForS: Math.round(age / 1000),
+          finalizers: [...finalizers],
+        });
+      }
+    }
+    this.#stuck = stuck;
+    this.#metrics.stuckTerminating?.(stuck.size);
   }
 
   #watch<S extends KubeObject>(

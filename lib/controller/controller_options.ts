@@ -68,6 +68,13 @@ export interface ControllerOptions<T extends KubeObject = KubeObject> {
    */
   gracefulShutdownMs?: number;
   /**
+   * A primary object whose deletion has waited this long for finalizers is "stuck terminating": logged at
+   * warn level once (with its finalizers) and counted in `kubeloop_controller_stuck_terminating_objects`.
+   * The primary cache is scanned every minute (or every threshold, if shorter); 0 turns it off.
+   * @default {600_000}
+   */
+  stuckTerminatingAfterMs?: number;
+  /**
    * Watch only this namespace.
    * @default {all namespaces}
    */

@@ -26,7 +26,43 @@ export {
   noopControllerMetrics,
   type ReconcileResult,
 } from "./metrics.ts";
-export { controllerOf, groupOf, requestFor, requestForController } from "./owner.ts";
+export {
+  AlreadyOwnedError,
+  controllerOf,
+  controllerReference,
+  groupOf,
+  isControlledBy,
+  requestFor,
+  requestForController,
+  setControllerReference,
+} from "./owner.ts";
+export {
+  type ConditionFields,
+  findCondition,
+  formatTime,
+  isConditionTrue,
+  setCondition,
+} from "./conditions.ts";
+export {
+  addFinalizer,
+  type FinalizerClient,
+  type FinalizerOptions,
+  hasFinalizer,
+  isTerminating,
+  removeFinalizer,
+  terminatingForMs,
+} from "./finalizers.ts";
+export {
+  apply,
+  type ApplyConfiguration,
+  type ApplyMetadata,
+  type ApplyOptions,
+  applyWouldChange,
+  containsFields,
+  type DeepPartial,
+} from "./apply.ts";
+export { createOrPatch, type CreateOrPatchOptions, type CreateOrPatchResult } from "./create_or_patch.ts";
+export { jsonEqual, mergePatch } from "./merge_patch.ts";
 export {
   and,
   annotationsChanged,
@@ -51,6 +87,7 @@ export type {
 } from "./types.ts";
 export type { KubeObject, ObjectMeta, OwnerReference, ResourceRef } from "../client/types.ts";
 export type { InformerHandler, Store } from "../cache/mod.ts";
+export type { DeepReadonly, ResourceClient } from "../client/mod.ts";
 export type { Logger, MetricsRegistry } from "../observe/mod.ts";
 export type { RateLimiter, RateLimitingQueue } from "../queue/mod.ts";
 export type { Clock } from "../time/clock.ts";

@@ -1,14 +1,5 @@
-import type { OwnerReference } from "../client/types.ts";
-import { type Deployment, type Foo, FOO_API_VERSION } from "./types.ts";
-
-/** The controller ownerReference a Foo puts on its Deployment, so the garbage collector cascades deletes. */
-export function fooControllerRef(foo: Foo): OwnerReference {
-  const { name, uid } = foo.metadata;
-  if (!name || !uid) {
-    throw new TypeError("Cannot own a Deployment: the Foo has no metadata.name or metadata.uid");
-  }
-  return { apiVersion: FOO_API_VERSION, kind: "Foo", name, uid, controller: true, blockOwnerDeletion: true };
-}
+import { controllerReference } from "../controller/owner.ts";
+import { type Deployment, type Foo, FOOS } from "./types.ts";
 
 /**
  * The Deployment a Foo asks for, as the server-side apply body of our field manager: exactly the fields
@@ -28,7 +19,8 @@ export function desiredDeployment(foo: Foo): Deployment {
       name,
       ...(foo.metadata.namespace === undefined ? {} : { namespace: foo.metadata.namespace }),
       labels: { ...labels },
-      ownerReferences: [fooControllerRef(foo)],
+      // controller + blockOwnerDeletion: the garbage collector deletes the Deployment with its Foo.
+      ownerReferences: [controllerReference(foo, FOOS)],
     },
     spec: {
       ...(replicas === undefined ? {} : { replicas }),

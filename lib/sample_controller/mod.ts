@@ -20,9 +20,7 @@ export {
   type FooStatus,
   type FooStatusCondition,
 } from "./types.ts";
-export { desiredDeployment, fooControllerRef } from "./desired_deployment.ts";
-export { containsFields } from "./drift.ts";
-export { isControlledBy } from "./ownership.ts";
+export { desiredDeployment } from "./desired_deployment.ts";
 export { computeStatus, type ReadyReason, statusEqual, type StatusInput } from "./status.ts";
 export { type FooTriggers, fooTriggers, fooUpdateNeedsSync } from "./triggers.ts";
 export {

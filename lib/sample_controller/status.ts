@@ -1,3 +1,4 @@
+import { findCondition, setCondition } from "../controller/conditions.ts";
 import type { Foo, FooStatus, FooStatusCondition } from "./types.ts";
 
 /** Reasons of the `Ready` condition. */
@@ -24,23 +25,20 @@ export interface StatusInput {
  */
 export function computeStatus(foo: Foo, input: StatusInput, now: Date): FooStatus {
   const generation = foo.metadata.generation;
-  const previous = foo.status?.conditions?.find((c) => c.type === "Ready");
-  const status: FooStatusCondition["status"] = input.ready ? "True" : "False";
-  const ready: FooStatusCondition = {
+  // Only our condition goes into the body; setCondition keeps its transition time unless the status flips.
+  const previous = findCondition(foo.status?.conditions, "Ready");
+  const [ready] = setCondition<FooStatusCondition>(previous ? [previous] : [], {
     type: "Ready",
-    status,
+    status: input.ready ? "True" : "False",
     ...(generation === undefined ? {} : { observedGeneration: generation }),
-    lastTransitionTime: previous?.status === status && previous.lastTransitionTime
-      ? previous.lastTransitionTime
-      : rfc3339(now),
     reason: input.reason,
     message: input.message,
-  };
+  }, now);
   const available = input.availableReplicas ?? foo.status?.availableReplicas ?? 0;
   return {
     availableReplicas: available,
     ...(generation === undefined ? {} : { observedGeneration: generation }),
-    conditions: [ready],
+    conditions: ready ? [ready] : [],
   };
 }
 
@@ -62,9 +60,4 @@ export function statusEqual(current: FooStatus | undefined, next: FooStatus): bo
     }
   }
   return true;
-}
-
-/** `metav1.Time` format: RFC 3339 with second precision. */
-function rfc3339(date: Date): string {
-  return date.toISOString().replace(/\.\d{3}Z$/, "Z");
 }

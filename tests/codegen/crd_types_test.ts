@@ -62,7 +62,7 @@ Deno.test("nested objects get path names, required fields stay required, enums b
   assert.match(text, /spec\?: WidgetSpec;/);
   assert.match(text, /size: "S" \| "M";/);
   assert.match(text, /ports\?: WidgetSpecPort\[\];/);
-  assert.match(text, /export interface WidgetSpecPort \{\n.*\n  port\?: number;/);
+  assert.match(text, /export interface WidgetSpecPort \{\n.*\n {2}port\?: number;/);
   assert.match(text, /target\?: number \| string;/);
   assert.match(text, /labels\?: Record<string, string>;/);
   assert.match(text, /template\?: KubeObject;/);

@@ -1,8 +1,7 @@
 import assert from "node:assert/strict";
 import type { KubeObject } from "../../lib/client/types.ts";
 import { controller, type Request } from "../../lib/controller/mod.ts";
-import { containsFields } from "../../lib/sample_controller/drift.ts";
-import { isControlledBy } from "../../lib/sample_controller/ownership.ts";
+import { containsFields, isControlledBy } from "../../lib/controller/mod.ts";
 import { fooTriggers, fooUpdateNeedsSync } from "../../lib/sample_controller/triggers.ts";
 import { DEPLOYMENTS } from "../../lib/client/mod.ts";
 import { type Foo, FOOS } from "../../lib/sample_controller/types.ts";
