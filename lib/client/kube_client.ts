@@ -21,6 +21,13 @@ import type {
 } from "./client_options.ts";
 import type { KubeObject, ListOptions, ObjectList, ResourceRef, WatchOptions } from "./types.ts";
 
+/**
+ * Accept headers of metadata-only lists and watches; plain JSON stays acceptable, so a server that cannot
+ * transform answers with whole objects (which still carry the metadata) instead of failing.
+ */
+const METADATA_LIST = "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json";
+const METADATA_OBJECT = "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json";
+
 const contentTypes: Record<PatchType, string> = {
   merge: "application/merge-patch+json",
   json: "application/json-patch+json",
@@ -104,6 +111,7 @@ export class KubeClient implements ResourceClient, AsyncDisposable {
       selectorQuery(options, false),
       undefined,
       options.signal,
+      options.metadataOnly ? METADATA_LIST : undefined,
     );
   }
 
@@ -225,6 +233,7 @@ export class KubeClient implements ResourceClient, AsyncDisposable {
       query,
       signal: options.signal,
       stream: true,
+      accept: options.metadataOnly ? METADATA_OBJECT : undefined,
     });
     return res.body;
   }
@@ -268,8 +277,9 @@ export class KubeClient implements ResourceClient, AsyncDisposable {
     query: URLSearchParams | undefined,
     body: RequestBody | undefined,
     signal: AbortSignal | undefined,
+    accept?: string,
   ): Promise<T> {
-    const res = await this.#pipeline.send({ method, path, query, body, signal, stream: false });
+    const res = await this.#pipeline.send({ method, path, query, body, signal, stream: false, accept });
     const text = await res.text();
     try {
       return JSON.parse(text) as T;

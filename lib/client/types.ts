@@ -82,6 +82,19 @@ export interface KubeObject {
   [field: string]: unknown;
 }
 
+/**
+ * `metav1.PartialObjectMetadata`: an object of any kind reduced to its identity and metadata, as the
+ * server sends it for `metadataOnly` lists and watches.
+ */
+export type PartialObjectMetadata = {
+  /** "meta.k8s.io/v1" as sent by the server. */
+  apiVersion?: string;
+  /** "PartialObjectMetadata" as sent by the server. */
+  kind?: string;
+  /** The object's metadata. */
+  metadata: ObjectMeta;
+};
+
 /** `metav1.ListMeta`. */
 export interface ListMeta {
   /** The version the list is consistent with; start a watch from here. */
@@ -142,6 +155,13 @@ export interface RequestOptions {
 
 /** Selectors and resourceVersion semantics for list and watch. */
 export interface SelectorOptions extends RequestOptions {
+  /**
+   * Ask for metadata only: the server answers with `PartialObjectMetadata` (apiVersion, kind, metadata)
+   * instead of whole objects, so a cache of, say, Secrets or large ConfigMaps holds a fraction of the
+   * bytes. Type the call with {@linkcode PartialObjectMetadata}.
+   * @default {false}
+   */
+  readonly metadataOnly?: boolean;
   /**
    * Namespace to scope a namespaced resource to; omitted means all namespaces.
    * @default {all namespaces}

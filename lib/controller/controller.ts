@@ -4,7 +4,8 @@ import { type Logger, noopLogger, queueMetricsFor } from "../observe/mod.ts";
 import { RateLimitingQueue } from "../queue/mod.ts";
 import { type Clock, systemClock, type Timer } from "../time/clock.ts";
 import { terminatingForMs } from "./finalizers.ts";
-import type { ControllerOptions, OwnsSource } from "./controller_options.ts";
+import type { InformerScope } from "../cache/mod.ts";
+import type { ControllerOptions, OwnsSource, PrimarySource } from "./controller_options.ts";
 import {
   type ControllerMetrics,
   controllerMetricsFor,
@@ -15,7 +16,7 @@ import { requestFor, requestForController } from "./owner.ts";
 import { stopWorkers } from "./shutdown.ts";
 import type { InformerLike, InformerSource, Predicate, Reconciler, Request, TriggerEvent } from "./types.ts";
 
-export type { ControllerOptions, OwnsSource, WatchesSource } from "./controller_options.ts";
+export type { ControllerOptions, OwnsSource, PrimarySource, WatchesSource } from "./controller_options.ts";
 
 /**
  * A level-triggered controller: informer changes become keys ("ns/name") in a rate-limiting queue and
@@ -44,6 +45,7 @@ export class Controller<T extends KubeObject = KubeObject> {
   #running = new Set<string>();
   #hardStop = new AbortController();
   #stuckAfterMs: number;
+  #primaryPredicates: Predicate<T>[];
   #stuck = new Set<string>();
   #started = false;
 
@@ -69,19 +71,24 @@ export class Controller<T extends KubeObject = KubeObject> {
       ...(o.rateLimiter ? { rateLimiter: o.rateLimiter } : {}),
       ...(o.registry ? { metrics: queueMetricsFor(o.registry, o.name) } : {}),
     });
-    const scope = o.namespace ? { namespace: o.namespace } : {};
-    const primaryKind = o.for;
-    this.primary = this.#watch<T>(informers.informer<T>(o.for, scope), o.predicates ?? [], (obj) => [
-      requestFor(obj),
-    ]);
+    const scope = (s: InformerScope): InformerScope => scopeOf(s, o.namespace);
+    const primary: PrimarySource<T> = "ref" in o.for ? o.for : { ref: o.for };
+    this.#primaryPredicates = o.predicates ?? [];
+    this.primary = this.#watch<T>(
+      informers.informer<T>(primary.ref, scope(primary)),
+      this.#primaryPredicates,
+      (obj) => [requestFor(obj)],
+    );
     for (const owned of o.owns ?? []) {
       const source: OwnsSource = "ref" in owned ? owned : { ref: owned };
-      this.#watch(informers.informer(source.ref, scope), source.predicates ?? [], (obj) => {
-        const request = requestForController(obj, primaryKind);
+      this.#watch(informers.informer(source.ref, scope(source)), source.predicates ?? [], (obj) => {
+        const request = requestForController(obj, primary.ref);
         return request ? [request] : [];
       });
     }
-    for (const w of o.watches ?? []) this.#watch(informers.informer(w.ref, scope), w.predicates ?? [], w.map);
+    for (const w of o.watches ?? []) {
+      this.#watch(informers.informer(w.ref, scope(w)), w.predicates ?? [], w.map);
+    }
     this.#metrics.maxConcurrentReconciles(this.#workers);
     this.#metrics.activeWorkers(0);
   }
@@ -97,7 +104,8 @@ export class Controller<T extends KubeObject = KubeObject> {
   }
 
   /**
-   * Waits for the informers to sync, reconciles every primary object once, then runs the workers until
+   * Waits for the informers to sync, reconciles every primary object its predicates pass (as an add),
+   * then runs the workers until
    * `signal` aborts. Shutdown stops taking work and waits up to the grace period for in-flight
    * reconciles; then it aborts their signals and waits up to 5 s more for them to return (see
    * {@linkcode stopWorkers}), so nothing of ours is still writing when the Manager releases its Lease.
@@ -125,7 +133,13 @@ export class Controller<T extends KubeObject = KubeObject> {
       }
     }
     if (!signal.aborted) {
-      for (const obj of this.primary.store.list()) this.enqueue(requestFor(obj));
+      // Informers replay their cache as adds to new subscribers, through the predicates; this pass covers
+      // informers that do not (fakes), with the same predicates: a filtered-out object is not reconciled.
+      for (const object of this.primary.store.list()) {
+        if (this.#primaryPredicates.every((p) => p({ type: "add", object }))) {
+          this.enqueue(requestFor(object));
+        }
+      }
       this.#logger.info("Starting workers", { workers: this.#workers });
       const workers = Array.from({ length: this.#workers }, () => this.#worker());
       const scan = this.#watchStuckTerminating();
@@ -268,6 +282,17 @@ export function controller<T extends KubeObject = KubeObject>(
   options: ControllerOptions<T>,
 ): Controller<T> {
   return new Controller<T>(informers, options);
+}
+
+/** A source's informer scope: its own fields, the namespace defaulting to the controller's. */
+function scopeOf(source: InformerScope, namespace: string | undefined): InformerScope {
+  const ns = source.namespace ?? namespace;
+  return {
+    ...(ns ? { namespace: ns } : {}),
+    ...(source.labelSelector ? { labelSelector: source.labelSelector } : {}),
+    ...(source.fieldSelector ? { fieldSelector: source.fieldSelector } : {}),
+    ...(source.metadataOnly ? { metadataOnly: true } : {}),
+  };
 }
 
 /** The queue key of a request: the cache key of the object it names. */

@@ -1,11 +1,26 @@
+import type { InformerScope } from "../cache/mod.ts";
+import type { DeepReadonly } from "../client/deep_readonly.ts";
 import type { KubeObject, ResourceRef } from "../client/types.ts";
 import type { Logger, MetricsRegistry } from "../observe/mod.ts";
 import type { RateLimiter } from "../queue/mod.ts";
 import type { Clock } from "../time/clock.ts";
 import type { Predicate, Reconciler, Request } from "./types.ts";
 
-/** An owned kind: changes enqueue the controlling owner when it is of the primary kind. */
-export interface OwnsSource {
+/**
+ * The primary kind with the scope of its informer: `{ ref: CONFIG_MAPS, labelSelector: "mirror=true" }`
+ * caches (and reconciles) only the labelled objects. The scope's namespace defaults to the controller's.
+ */
+export interface PrimarySource<T extends KubeObject = KubeObject> extends InformerScope {
+  /** The primary resource. */
+  ref: ResourceRef<T>;
+}
+
+/**
+ * An owned kind: changes enqueue the controlling owner when it is of the primary kind. The scope limits
+ * what its informer caches; `metadataOnly: true` suits owned objects that are only mapped to their owner.
+ * Build one with {@linkcode ownsSource} to type its predicates by the kind.
+ */
+export interface OwnsSource extends InformerScope {
   /** The watched resource. */
   ref: ResourceRef;
   /**
@@ -15,12 +30,15 @@ export interface OwnsSource {
   predicates?: Predicate[];
 }
 
-/** Any other kind: changes enqueue whatever `map` returns. */
-export interface WatchesSource {
+/**
+ * Any other kind: changes enqueue whatever `map` returns. The scope limits what its informer caches. Build
+ * one with {@linkcode watchesSource} to type `map` and the predicates by the kind.
+ */
+export interface WatchesSource extends InformerScope {
   /** The watched resource. */
   ref: ResourceRef;
-  /** The requests a changed object triggers. */
-  map: (obj: KubeObject) => Request[];
+  /** The requests a changed object triggers (called with the old and the new object of an update). */
+  map: (obj: DeepReadonly<KubeObject>) => Request[];
   /**
    * Filters on this source (all must pass).
    * @default {[]}
@@ -32,8 +50,11 @@ export interface WatchesSource {
 export interface ControllerOptions<T extends KubeObject = KubeObject> {
   /** Names the controller in logs, metrics and the queue. */
   name: string;
-  /** The primary kind: its changes enqueue the object itself. */
-  for: ResourceRef<T>;
+  /**
+   * The primary kind, alone or with the scope of its informer ({@linkcode PrimarySource}): its changes
+   * enqueue the object itself.
+   */
+  for: ResourceRef<T> | PrimarySource<T>;
   /**
    * Filters on primary changes (all must pass).
    * @default {[]}
@@ -99,4 +120,29 @@ export interface ControllerOptions<T extends KubeObject = KubeObject> {
    * @default {systemClock}
    */
   clock?: Clock;
+}
+
+/** An {@linkcode OwnsSource} whose predicates are typed by the owned kind. */
+export function ownsSource<S extends KubeObject>(
+  ref: ResourceRef<S>,
+  options: InformerScope & { readonly predicates?: Predicate<S>[] } = {},
+): OwnsSource {
+  const { predicates, ...scope } = options;
+  // Sound: the informer of `ref` hands these predicates only objects of kind S.
+  return { ...scope, ref, ...(predicates ? { predicates: predicates as Predicate[] } : {}) };
+}
+
+/** A {@linkcode WatchesSource} whose `map` and predicates are typed by the watched kind. */
+export function watchesSource<S extends KubeObject>(
+  ref: ResourceRef<S>,
+  map: (obj: DeepReadonly<S>) => Request[],
+  options: InformerScope & { readonly predicates?: Predicate<S>[] } = {},
+): WatchesSource {
+  const { predicates, ...scope } = options;
+  return {
+    ...scope,
+    ref,
+    map: map as (obj: DeepReadonly<KubeObject>) => Request[],
+    ...(predicates ? { predicates: predicates as Predicate[] } : {}),
+  };
 }

@@ -9,8 +9,10 @@ export {
   controller,
   type ControllerOptions,
   type OwnsSource,
+  type PrimarySource,
   type WatchesSource,
 } from "./controller.ts";
+export { ownsSource, watchesSource } from "./controller_options.ts";
 export {
   type InformerFactoryLike,
   LeaderElectionLostError,
@@ -36,6 +38,12 @@ export {
   requestForController,
   setControllerReference,
 } from "./owner.ts";
+export {
+  formatLabelSelector,
+  type LabelSelector,
+  matchesLabels,
+  validateLabelSelector,
+} from "./label_selector.ts";
 export {
   type ConditionFields,
   findCondition,
@@ -68,9 +76,7 @@ export {
   annotationsChanged,
   generationChanged,
   labelsChanged,
-  type LabelSelector,
-  labelSelector,
-  matchesLabels,
+  labelsMatch,
   not,
   or,
   resourceVersionChanged,

@@ -1,5 +1,5 @@
 import type { KubeObject, ResourceRef } from "../client/types.ts";
-import type { InformerHandler, Store } from "../cache/mod.ts";
+import type { InformerHandler, InformerScope, Store } from "../cache/mod.ts";
 import type { Logger } from "../observe/types.ts";
 
 /** What to reconcile: the primary object's name (and namespace when it is namespaced). */
@@ -61,8 +61,5 @@ export interface InformerLike<T extends KubeObject = KubeObject> {
 /** Where informers come from; `SharedInformerFactory` satisfies it. */
 export interface InformerSource {
   /** The shared informer of a resource. */
-  informer<T extends KubeObject>(
-    ref: ResourceRef<T>,
-    options?: { namespace?: string; labelSelector?: string },
-  ): InformerLike<T>;
+  informer<T extends KubeObject>(ref: ResourceRef<T>, options?: InformerScope): InformerLike<T>;
 }

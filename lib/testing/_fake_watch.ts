@@ -30,6 +30,7 @@ export class FakeWatch {
   readonly resource: string;
   readonly stream: ReadableStream<Uint8Array>;
   #matches: (obj: KubeObject) => boolean;
+  #metadataOnly: boolean;
   #controller!: ReadableStreamDefaultController<Uint8Array>;
   #closed = false;
   #onClose: () => void;
@@ -37,6 +38,7 @@ export class FakeWatch {
   constructor(resource: string, options: WatchOptions, onClose: () => void) {
     this.resource = resource;
     this.#matches = scopeMatcher(options);
+    this.#metadataOnly = options.metadataOnly ?? false;
     this.#onClose = onClose;
     this.stream = new ReadableStream<Uint8Array>({
       start: (controller) => void (this.#controller = controller),
@@ -63,10 +65,11 @@ export class FakeWatch {
     return this.#matches(obj);
   }
 
-  /** Writes one event line. */
-  send(type: string, object: unknown): void {
+  /** Writes one event line (objects reduced to PartialObjectMetadata for a metadata-only watch). */
+  send(type: string, object: KubeObject | Record<string, unknown>): void {
     if (this.#closed) return;
-    this.#controller.enqueue(new TextEncoder().encode(JSON.stringify({ type, object }) + "\n"));
+    const sent = this.#metadataOnly && type !== "BOOKMARK" ? partialMetadata(object as KubeObject) : object;
+    this.#controller.enqueue(new TextEncoder().encode(JSON.stringify({ type, object: sent }) + "\n"));
   }
 
   /** Ends the stream cleanly, as the server does at `timeoutSeconds`. */
@@ -80,4 +83,9 @@ export class FakeWatch {
     this.#closed = true;
     this.#onClose();
   }
+}
+
+/** `obj` as the server sends it to metadata-only lists and watches. */
+export function partialMetadata(obj: KubeObject): KubeObject {
+  return { apiVersion: "meta.k8s.io/v1", kind: "PartialObjectMetadata", metadata: obj.metadata };
 }

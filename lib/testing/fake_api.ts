@@ -13,7 +13,7 @@ import { apiVersionOf } from "../resources/api_version.ts";
 import { type Clock, systemClock } from "../time/clock.ts";
 import type { ListWatcher } from "../watch/list_watcher.ts";
 import { applyConfiguration, applyJsonPatch, applyMergePatch } from "./_patches.ts";
-import { type Change, FakeWatch, scopeMatcher } from "./_fake_watch.ts";
+import { type Change, FakeWatch, partialMetadata, scopeMatcher } from "./_fake_watch.ts";
 
 /** The calls FakeApi serves, as named in {@linkcode FakeRequest} and {@linkcode FakeFault}. */
 export type FakeVerb = "get" | "list" | "create" | "update" | "patch" | "delete" | "watch";
@@ -94,7 +94,7 @@ interface Resource {
  * status subresource (main-resource writes keep it, and create drops it); deletion waits for finalizers
  * (deletionTimestamp set, then removal when the last finalizer goes); background garbage collection of
  * dependents; label selectors (`=`, `!=`, `in`, `notin`, exists) and `metadata.name` / `metadata.namespace`
- * field selectors; paged lists; watches from a resourceVersion (replayed from history, 410 Expired after
+ * field selectors; metadata-only lists and watches; paged lists; watches from a resourceVersion (replayed from history, 410 Expired after
  * `compact()`), with synthetic ADDED events from "0" and streaming lists (`sendInitialEvents`).
  *
  * What it approximates: merge and strategic-merge patches are both RFC 7396 merge patches; server-side
@@ -201,7 +201,8 @@ export class FakeApi implements ResourceClient, ListWatcher {
       );
       const start = options.continue ? Number(atob(options.continue)) : 0;
       const end = options.limit ? start + options.limit : all.length;
-      const items = all.slice(start, end).map((o) => structuredClone(o) as T);
+      const project = options.metadataOnly ? partialMetadata : (o: KubeObject) => o;
+      const items = all.slice(start, end).map((o) => structuredClone(project(o)) as T);
       const more = end < all.length;
       return {
         apiVersion: apiVersionOf(ref),

@@ -49,6 +49,11 @@ export interface WatcherOptions {
    */
   readonly fieldSelector?: string;
   /**
+   * List and watch metadata only (`PartialObjectMetadata` objects); see `SelectorOptions.metadataOnly`.
+   * @default {false}
+   */
+  readonly metadataOnly?: boolean;
+  /**
    * How to get the initial state; see {@linkcode InitialListMode}.
    * @default {"auto"}
    */
@@ -137,6 +142,7 @@ export async function* watcher<T extends KubeObject = KubeObject>(
     namespace: options.namespace,
     labelSelector: options.labelSelector,
     fieldSelector: options.fieldSelector,
+    metadataOnly: options.metadataOnly,
     signal,
   });
   let state = initialState(options.initialList ?? "auto");
