@@ -1,3 +1,4 @@
+import { ApiError } from "../client/api_error.ts";
 import type { KubeObject, ResourceRef } from "../client/types.ts";
 import { type Logger, noopLogger } from "../observe/types.ts";
 import { type Clock, systemClock, type Timer } from "../time/clock.ts";
@@ -58,6 +59,28 @@ export interface InformerOptions<T extends KubeObject> extends Omit<WatcherOptio
 
 type Listener<T extends KubeObject> = (change: StoreChange<T>) => void;
 
+/** The last list or watch failure of an informer. */
+export interface SyncError {
+  /** The error's message (for an API error, the server's Status message). */
+  readonly message: string;
+  /** HTTP status of an API error, e.g. 403 or 404. */
+  readonly code?: number;
+  /** Status reason of an API error, e.g. "Forbidden" or "NotFound". */
+  readonly reason?: string;
+  /** When it happened, in ms since the epoch (the informer's clock). */
+  readonly atMs: number;
+}
+
+/** Whether an informer has synced, and if not, what went wrong last. */
+export interface SyncStatus {
+  /** "group/version/plural" (or "version/plural" for core). */
+  readonly resource: string;
+  /** True once the first full list is in the store. */
+  readonly synced: boolean;
+  /** The last list or watch failure since the last successful list, if any. */
+  readonly lastError?: SyncError;
+}
+
 /**
  * Keeps a {@linkcode Store} of one resource current (watcher + backoff + store writer) and tells
  * subscribers what changed.
@@ -80,6 +103,8 @@ export class Informer<T extends KubeObject = KubeObject> {
   readonly #metrics: InformerMetrics;
   readonly #resource: string;
   #running = false;
+  #lastError: SyncError | undefined;
+  #loggedFailure = "";
 
   /** Creates an idle informer; nothing happens until `run()`. */
   constructor(client: ListWatcher, ref: ResourceRef<T>, options: InformerOptions<T> = {}) {
@@ -98,6 +123,20 @@ export class Informer<T extends KubeObject = KubeObject> {
   /** True once the first full list is in the store. */
   hasSynced(): boolean {
     return this.#writer.hasSynced();
+  }
+
+  /** "group/version/plural" of the watched resource (the `resource` label of its metrics and logs). */
+  get resource(): string {
+    return this.#resource;
+  }
+
+  /**
+   * Synced or not, and the last failure since the last successful list: what readiness reports while an
+   * informer cannot sync, e.g. 403 Forbidden (RBAC missing) or 404 Not Found (CRD not installed).
+   */
+  syncStatus(): SyncStatus {
+    const synced = this.hasSynced();
+    return { resource: this.#resource, synced, ...(this.#lastError ? { lastError: this.#lastError } : {}) };
   }
 
   /** Resolves after the first full sync; rejects with `signal.reason` if `signal` aborts first. */
@@ -154,18 +193,54 @@ export class Informer<T extends KubeObject = KubeObject> {
       onError: (error) => {
         metrics.watchError(resource);
         if (error instanceof WatchDecodeError) metrics.decodeError(resource);
+        this.#failed(error);
       },
     });
     const resync = this.#startResync();
     try {
       for await (const raw of events) {
         if (raw.type === "init") metrics.relist(resource);
+        if (raw.type === "initDone") this.#recovered();
         for (const change of this.#writer.apply(this.#transformEvent(raw))) this.#emit(change);
       }
     } finally {
       resync?.cancel();
       this.#running = false;
     }
+  }
+
+  /**
+   * Records a list/watch failure. Answers that will not fix themselves without an operator — 401, 403, 404
+   * — are logged at error level once per distinct status (the backoff loop warns about every retry), naming
+   * the resource, the status and the likely cause.
+   */
+  #failed(error: Error): void {
+    const api = error instanceof ApiError ? error : undefined;
+    this.#lastError = {
+      message: error.message,
+      atMs: this.#clock.now(),
+      ...(api ? { code: api.code, reason: api.reason } : {}),
+    };
+    if (!api || ![401, 403, 404].includes(api.code)) return;
+    const key = `${api.code} ${api.reason}`;
+    if (key === this.#loggedFailure) return;
+    this.#loggedFailure = key;
+    const hint = api.code === 404
+      ? "the resource does not exist on this server: is its CustomResourceDefinition installed?"
+      : api.code === 403
+      ? "the RBAC rules of this identity do not allow list and watch on it"
+      : "the credentials were rejected";
+    this.#logger.error(`Cannot list/watch ${this.#resource}: ${api.reason} (${api.code}); ${hint}`, {
+      code: api.code,
+      reason: api.reason,
+      error: api.message,
+    });
+  }
+
+  #recovered(): void {
+    if (this.#loggedFailure !== "") this.#logger.info("Listed after earlier failures", {});
+    this.#lastError = undefined;
+    this.#loggedFailure = "";
   }
 
   #startResync(): Timer | undefined {

@@ -30,7 +30,14 @@ export type {
   WatchEventType,
   WatchOptions,
 } from "../watch/mod.ts";
-export { Informer, type InformerHandler, type InformerOptions, resourceName } from "./informer.ts";
+export {
+  Informer,
+  type InformerHandler,
+  type InformerOptions,
+  resourceName,
+  type SyncError,
+  type SyncStatus,
+} from "./informer.ts";
 export { type InformerMetrics, noopInformerMetrics } from "./informer_metrics.ts";
 export {
   type InformerScope,

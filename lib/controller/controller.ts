@@ -98,6 +98,20 @@ export class Controller<T extends KubeObject = KubeObject> {
     return this.#informers.every((i) => i.hasSynced());
   }
 
+  /**
+   * One line per informer of this controller that has not synced: its resource and its last list/watch
+   * failure (e.g. `v1/secrets: Forbidden (403): secrets is forbidden: ...`), or "not synced yet".
+   */
+  syncProblems(): string[] {
+    return this.#informers.filter((i) => !i.hasSynced()).map((i) => {
+      const status = i.syncStatus?.();
+      const resource = status?.resource ?? "an informer";
+      const e = status?.lastError;
+      if (!e) return `${resource}: not synced yet`;
+      return `${resource}: ${e.reason ?? "error"}${e.code ? ` (${e.code})` : ""}: ${e.message}`;
+    });
+  }
+
   /** Adds a request to the queue; a request without a name is a TypeError. */
   enqueue(request: Request): void {
     this.queue.add(requestKey(request));

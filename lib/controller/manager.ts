@@ -120,6 +120,18 @@ export class Manager {
     return this.#controllers.every((c) => c.hasSynced());
   }
 
+  /**
+   * The /readyz answer: ready once every controller's informers have synced; otherwise the reasons, one per
+   * unsynced informer, naming the controller, the resource and its last list/watch failure — so a missing
+   * RBAC rule (403) or CRD (404) shows as such instead of a silent timeout.
+   */
+  readiness(): { ready: boolean; reasons: string[] } {
+    const reasons = this.#controllers.flatMap((c) =>
+      c.syncProblems().map((p) => `controller "${c.name}": ${p}`)
+    );
+    return { ready: reasons.length === 0 && this.ready(), reasons };
+  }
+
   /** True while controllers may run: leading, or leader election is off. */
   get isLeader(): boolean {
     return this.#elector ? this.#elector.isLeader : this.#started;
@@ -136,7 +148,10 @@ export class Manager {
       metricsAddress: o.metricsAddress ?? ":8080",
       healthAddress: o.healthAddress ?? ":8081",
       registry: this.registry,
-      readyz: () => this.ready(),
+      readyz: () => {
+        const { ready, reasons } = this.readiness();
+        return { ok: ready, detail: reasons.join("\n") };
+      },
       signal: background.signal,
       logger: this.#logger,
     });

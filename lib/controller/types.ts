@@ -1,5 +1,5 @@
 import type { KubeObject, ResourceRef } from "../client/types.ts";
-import type { InformerHandler, InformerScope, Store } from "../cache/mod.ts";
+import type { InformerHandler, InformerScope, Store, SyncStatus } from "../cache/mod.ts";
 import type { Logger } from "../observe/types.ts";
 
 /** What to reconcile: the primary object's name (and namespace when it is namespaced). */
@@ -56,6 +56,8 @@ export interface InformerLike<T extends KubeObject = KubeObject> {
   ready(signal?: AbortSignal): Promise<void>;
   /** True after the first full sync. */
   hasSynced(): boolean;
+  /** The resource, whether it synced and its last list/watch failure (shown by /readyz). */
+  syncStatus?(): SyncStatus;
 }
 
 /** Where informers come from; `SharedInformerFactory` satisfies it. */

@@ -1,8 +1,16 @@
 import type { MetricsRegistry } from "./metrics.ts";
 import { type Logger, noopLogger } from "./types.ts";
 
-/** A health check: true when healthy or ready. */
-export type Check = () => boolean | Promise<boolean>;
+/** The result of a health check, with the reason shown in the 503 body when it fails. */
+export interface CheckResult {
+  /** Healthy or ready. */
+  readonly ok: boolean;
+  /** Why not, one reason per line (shown in the response body). */
+  readonly detail?: string;
+}
+
+/** A health check: true (or `{ ok: true }`) when healthy or ready. */
+export type Check = () => boolean | CheckResult | Promise<boolean | CheckResult>;
 
 /** Options of {@link serveObservability}. */
 export interface ObservabilityOptions {
@@ -151,8 +159,11 @@ async function handle(request: Request, routes: Map<string, () => Promise<Respon
 async function probe(name: string, check: Check, logger: Logger): Promise<Response> {
   const text = { "content-type": "text/plain; charset=utf-8" };
   try {
-    if (await check()) return new Response("ok\n", { headers: text });
-    return new Response(`${name} check failed: not ${name === "readyz" ? "ready" : "healthy"}\n`, {
+    const result = await check();
+    const ok = typeof result === "boolean" ? result : result.ok;
+    if (ok) return new Response("ok\n", { headers: text });
+    const detail = typeof result === "boolean" || !result.detail ? "" : `\n${result.detail}`;
+    return new Response(`${name} check failed: not ${name === "readyz" ? "ready" : "healthy"}${detail}\n`, {
       status: 503,
       headers: text,
     });
