@@ -63,15 +63,7 @@ if (flag("--measure")) {
   try {
     const namespace = `bench-metadata-${crypto.randomUUID().slice(0, 8)}`;
     await using client = new KubeClient(await loadConfig({ kubeconfig, env: () => undefined }));
-    await client.create({
-      group: "",
-      version: "v1",
-      plural: "namespaces",
-      kind: "Namespace",
-      namespaced: false,
-    }, {
-      metadata: { name: namespace },
-    });
+    await client.create(NAMESPACES, { metadata: { name: namespace } });
     let next = 0;
     const worker = async () => {
       for (let i = next++; i < n; i = next++) {

@@ -1,4 +1,6 @@
+import { deepFreeze } from "../_internal/deep_freeze.ts";
 import { ApiError } from "../client/api_error.ts";
+import type { DeepReadonly } from "../client/deep_readonly.ts";
 import type { KubeObject, ResourceRef } from "../client/types.ts";
 import { type Logger, noopLogger } from "../observe/types.ts";
 import { type Clock, systemClock, type Timer } from "../time/clock.ts";
@@ -13,14 +15,17 @@ import { IndexedStore, type Indexers, type Store } from "./store.ts";
 import { type StoreChange, StoreWriter } from "./store_writer.ts";
 import { stripManagedFields } from "./strip_managed_fields.ts";
 
-/** Callbacks for cache changes. Exceptions (and rejected promises) are logged and never stop the informer. */
+/**
+ * Callbacks for cache changes, with the cached (shared, read-only) objects. Exceptions (and rejected
+ * promises) are logged and never stop the informer.
+ */
 export interface InformerHandler<T extends KubeObject> {
   /** A new object, or every cached object when subscribing after the first sync. */
-  onAdd?(object: T): void | Promise<void>;
+  onAdd?(object: DeepReadonly<T>): void | Promise<void>;
   /** A changed object; on resync `oldObject === newObject`. */
-  onUpdate?(oldObject: T, newObject: T): void | Promise<void>;
+  onUpdate?(oldObject: DeepReadonly<T>, newObject: DeepReadonly<T>): void | Promise<void>;
   /** A deleted object; see `StoreChange` for `finalStateUnknown`. */
-  onDelete?(object: T, info: { finalStateUnknown: boolean }): void | Promise<void>;
+  onDelete?(object: DeepReadonly<T>, info: { finalStateUnknown: boolean }): void | Promise<void>;
 }
 
 /** Options of {@linkcode Informer}: the watcher's, plus caching and delivery. */
@@ -35,6 +40,13 @@ export interface InformerOptions<T extends KubeObject> extends Omit<WatcherOptio
    * @default {true}
    */
   readonly stripManagedFields?: boolean;
+  /**
+   * Deep-freeze every object as it enters the cache, so a write to a cached object through a cast throws
+   * a TypeError instead of corrupting the cache silently. For tests (it costs a walk of every object);
+   * the types already make such writes compile errors.
+   * @default {false}
+   */
+  readonly freezeObjects?: boolean;
   /**
    * Applied to every object before it is cached (after stripping). Must not mutate its argument.
    * @default {none}
@@ -278,7 +290,7 @@ export class Informer<T extends KubeObject = KubeObject> {
         this.#logger.error("Transform failed; caching the object untransformed", { error: String(error) });
       }
     }
-    return out;
+    return this.#options.freezeObjects ? deepFreeze(out) : out;
   }
 
   #emit(change: StoreChange<T>): void {

@@ -15,7 +15,7 @@ export type {
   WriteOptions,
 } from "./client_options.ts";
 export { objectKey, type PathParts, resourcePath, splitKey } from "./paths.ts";
-export type { DeepReadonly } from "./deep_readonly.ts";
+export { type DeepMutable, type DeepReadonly, mutableCopy } from "./deep_readonly.ts";
 export { noopRequestMetrics, type RequestMetrics, type RequestObservation } from "./request_metrics.ts";
 export type { ResourceClient } from "./resource_client.ts";
 export * from "./resources.ts";

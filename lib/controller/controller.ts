@@ -5,6 +5,7 @@ import { RateLimitingQueue } from "../queue/mod.ts";
 import { type Clock, systemClock, type Timer } from "../time/clock.ts";
 import { terminatingForMs } from "./finalizers.ts";
 import type { InformerScope } from "../cache/mod.ts";
+import type { DeepReadonly } from "../client/deep_readonly.ts";
 import type { ControllerOptions, OwnsSource, PrimarySource } from "./controller_options.ts";
 import {
   type ControllerMetrics,
@@ -209,7 +210,7 @@ export class Controller<T extends KubeObject = KubeObject> {
   #watch<S extends KubeObject>(
     informer: InformerLike<S>,
     predicates: Predicate<S>[],
-    map: (obj: S) => Request[],
+    map: (obj: DeepReadonly<S>) => Request[],
   ): InformerLike<S> {
     this.#informers.push(informer as unknown as InformerLike);
     const trigger = (event: TriggerEvent<S>) => {

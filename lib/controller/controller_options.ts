@@ -129,7 +129,7 @@ export function ownsSource<S extends KubeObject>(
 ): OwnsSource {
   const { predicates, ...scope } = options;
   // Sound: the informer of `ref` hands these predicates only objects of kind S.
-  return { ...scope, ref, ...(predicates ? { predicates: predicates as Predicate[] } : {}) };
+  return { ...scope, ref, ...(predicates ? { predicates: predicates as unknown as Predicate[] } : {}) };
 }
 
 /** A {@linkcode WatchesSource} whose `map` and predicates are typed by the watched kind. */
@@ -143,6 +143,6 @@ export function watchesSource<S extends KubeObject>(
     ...scope,
     ref,
     map: map as (obj: DeepReadonly<KubeObject>) => Request[],
-    ...(predicates ? { predicates: predicates as Predicate[] } : {}),
+    ...(predicates ? { predicates: predicates as unknown as Predicate[] } : {}),
   };
 }

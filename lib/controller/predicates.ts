@@ -1,3 +1,4 @@
+import type { DeepReadonly } from "../client/deep_readonly.ts";
 import type { KubeObject } from "../client/types.ts";
 import { type LabelSelector, matchesLabels, validateLabelSelector } from "./label_selector.ts";
 import type { Predicate, TriggerEvent } from "./types.ts";
@@ -40,7 +41,7 @@ export function annotationsChanged(event: TriggerEvent): boolean {
  */
 export function labelsMatch(selector: LabelSelector): Predicate {
   validateLabelSelector(selector);
-  const matches = (obj: KubeObject) => matchesLabels(selector, obj.metadata.labels ?? {});
+  const matches = (obj: DeepReadonly<KubeObject>) => matchesLabels(selector, obj.metadata.labels ?? {});
   return (event) => matches(event.object) || (event.type === "update" && matches(event.oldObject));
 }
 

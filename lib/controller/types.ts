@@ -1,3 +1,4 @@
+import type { DeepReadonly } from "../client/deep_readonly.ts";
 import type { KubeObject, ResourceRef } from "../client/types.ts";
 import type { InformerHandler, InformerScope, Store, SyncStatus } from "../cache/mod.ts";
 import type { Logger } from "../observe/types.ts";
@@ -37,11 +38,11 @@ export interface ReconcileContext {
 /** The user's reconcile function. Throwing re-queues the key with backoff. */
 export type Reconciler = (request: Request, ctx: ReconcileContext) => Promise<Action | void>;
 
-/** A change seen by an informer, as passed to predicates. */
+/** A change seen by an informer, as passed to predicates (the cached, read-only objects). */
 export type TriggerEvent<T extends KubeObject = KubeObject> =
-  | { type: "add"; object: T }
-  | { type: "update"; oldObject: T; object: T }
-  | { type: "delete"; object: T };
+  | { type: "add"; object: DeepReadonly<T> }
+  | { type: "update"; oldObject: DeepReadonly<T>; object: DeepReadonly<T> }
+  | { type: "delete"; object: DeepReadonly<T> };
 
 /** Decides whether an informer change triggers a reconcile. */
 export type Predicate<T extends KubeObject = KubeObject> = (event: TriggerEvent<T>) => boolean;

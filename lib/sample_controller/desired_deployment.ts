@@ -1,3 +1,4 @@
+import type { DeepReadonly } from "../client/deep_readonly.ts";
 import { controllerReference } from "../controller/owner.ts";
 import { type Deployment, type Foo, FOOS } from "./types.ts";
 
@@ -7,7 +8,7 @@ import { type Deployment, type Foo, FOOS } from "./types.ts";
  * set them) are left alone. Same shape as upstream's `newDeployment`: labels and selector
  * `{app: nginx, controller: <foo name>}`, one `nginx:latest` container.
  */
-export function desiredDeployment(foo: Foo): Deployment {
+export function desiredDeployment(foo: DeepReadonly<Foo>): Deployment {
   const name = foo.spec?.deploymentName;
   if (!name) throw new TypeError("Cannot build a Deployment: the Foo has no spec.deploymentName");
   const labels = { app: "nginx", controller: foo.metadata.name ?? "" };

@@ -1,4 +1,5 @@
 import { ApiError } from "../client/api_error.ts";
+import type { DeepReadonly } from "../client/deep_readonly.ts";
 import type { KubeObject, ResourceRef } from "../client/types.ts";
 import { type Logger, noopLogger } from "../observe/types.ts";
 import type { Clock } from "../time/clock.ts";
@@ -9,16 +10,16 @@ import { computeStatus, statusEqual, type StatusInput } from "./status.ts";
 import { DEPLOYMENTS } from "../client/resources.ts";
 import { type Deployment, FIELD_MANAGER, type Foo, FOO_API_VERSION, FOOS } from "./types.ts";
 
-/** Read access to a cache, keyed `namespace/name` (an informer's store fits). */
+/** Read access to a cache, keyed `namespace/name` (an informer's store fits); objects are read-only. */
 export interface ObjectReader<T> {
   /** The object at `namespace/name`, if cached. */
-  get(key: string): T | undefined;
+  get(key: string): DeepReadonly<T> | undefined;
 }
 
 /** The Deployment cache, plus a lookup of the Deployments a given Foo controls (an index on owner UID). */
 export interface DeploymentReader extends ObjectReader<Deployment> {
   /** Deployments whose controller ownerReference has this UID. */
-  controlledBy(uid: string): readonly Deployment[];
+  controlledBy(uid: string): readonly DeepReadonly<Deployment>[];
 }
 
 /** Options of a server-side apply patch (a subset of KubeClient's patch options). */
@@ -78,7 +79,7 @@ export interface FooEvent {
 /** Where events go; the recorder aggregates repeats, so recording on every sync is cheap. */
 export interface FooEventRecorder {
   /** Records one occurrence; never throws, never waits. */
-  record(regarding: KubeObject, event: FooEvent): void;
+  record(regarding: DeepReadonly<KubeObject>, event: FooEvent): void;
 }
 
 /** What the reconciler needs from the outside world. */
@@ -201,7 +202,11 @@ export async function reconcileFoo(
 }
 
 /** Names of Deployments `foo` still controls other than the one it names now, sorted. */
-function retainedDeployments(foo: Foo, current: string, deployments: DeploymentReader): string[] {
+function retainedDeployments(
+  foo: DeepReadonly<Foo>,
+  current: string,
+  deployments: DeploymentReader,
+): string[] {
   const uid = foo.metadata.uid;
   if (!uid) return [];
   return deployments.controlledBy(uid)
@@ -213,7 +218,7 @@ function retainedDeployments(foo: Foo, current: string, deployments: DeploymentR
 
 /** Applies the computed status if it differs from the cached one; "gone" when the Foo vanished meanwhile. */
 async function patchStatusIfChanged(
-  foo: Foo,
+  foo: DeepReadonly<Foo>,
   input: StatusInput,
   deps: FooReconcilerDeps,
   clock: Clock,

@@ -1,3 +1,4 @@
+import type { DeepReadonly } from "../client/deep_readonly.ts";
 import { findCondition, setCondition } from "../controller/conditions.ts";
 import type { Foo, FooStatus, FooStatusCondition } from "./types.ts";
 
@@ -23,7 +24,7 @@ export interface StatusInput {
  * their managers, whereas sending them with `force` would take them over. `lastTransitionTime` changes only
  * when the condition's status flips, so recomputing an unchanged state yields an equal status.
  */
-export function computeStatus(foo: Foo, input: StatusInput, now: Date): FooStatus {
+export function computeStatus(foo: DeepReadonly<Foo>, input: StatusInput, now: Date): FooStatus {
   const generation = foo.metadata.generation;
   // Only our condition goes into the body; setCondition keeps its transition time unless the status flips.
   const previous = findCondition(foo.status?.conditions, "Ready");
@@ -46,7 +47,7 @@ export function computeStatus(foo: Foo, input: StatusInput, now: Date): FooStatu
  * True when the fields we own in `next` equal those in `current`: conditions are matched by type, so others'
  * conditions in `current` (and their order) do not count as a difference.
  */
-export function statusEqual(current: FooStatus | undefined, next: FooStatus): boolean {
+export function statusEqual(current: DeepReadonly<FooStatus> | undefined, next: FooStatus): boolean {
   if ((current?.availableReplicas ?? 0) !== (next.availableReplicas ?? 0)) return false;
   if (current?.observedGeneration !== next.observedGeneration) return false;
   const byType = new Map((current?.conditions ?? []).map((c) => [c.type, c]));

@@ -1,3 +1,4 @@
+import type { DeepReadonly } from "../client/deep_readonly.ts";
 import type { KubeObject, ResourceRef } from "../client/types.ts";
 import {
   type OwnsSource,
@@ -13,7 +14,10 @@ import { type Foo, FOOS } from "./types.ts";
  * object was replaced (new UID). Our own status writes bump only `resourceVersion`, so they do not trigger a
  * reconcile of the same Foo — upstream re-syncs after each of its own status updates.
  */
-export function fooUpdateNeedsSync(oldFoo: KubeObject, newFoo: KubeObject): boolean {
+export function fooUpdateNeedsSync(
+  oldFoo: DeepReadonly<KubeObject>,
+  newFoo: DeepReadonly<KubeObject>,
+): boolean {
   return oldFoo.metadata.generation !== newFoo.metadata.generation ||
     oldFoo.metadata.uid !== newFoo.metadata.uid;
 }

@@ -1,8 +1,9 @@
 import { IndexedStore, type Indexers, type InformerHandler } from "../cache/mod.ts";
+import type { DeepReadonly } from "../client/deep_readonly.ts";
 import { objectKey } from "../client/paths.ts";
 import type { KubeObject, ResourceRef } from "../client/types.ts";
 import type { InformerLike, InformerSource } from "../controller/types.ts";
-import { deepFreeze } from "./deep_freeze.ts";
+import { deepFreeze } from "../_internal/deep_freeze.ts";
 
 /** Options of {@linkcode FakeInformer}. */
 export interface FakeInformerOptions<T extends KubeObject> {
@@ -71,7 +72,7 @@ export class FakeInformer<T extends KubeObject = KubeObject> implements Informer
 
   /** Caches `obj` as new and calls `onAdd`. */
   add(obj: T): void {
-    const stored = this.#prepare(obj);
+    const stored = this.#cache(obj);
     this.store.set(objectKey(stored), stored);
     for (const h of this.#handlers) void h.onAdd?.(stored);
   }
@@ -81,20 +82,21 @@ export class FakeInformer<T extends KubeObject = KubeObject> implements Informer
     const key = objectKey(obj);
     const old = this.store.get(key);
     if (!old) throw new Error(`FakeInformer: update of "${key}", which is not cached`);
-    const stored = this.#prepare(obj);
+    const stored = this.#cache(obj);
     this.store.set(key, stored);
     for (const h of this.#handlers) void h.onUpdate?.(old, stored);
   }
 
   /** Removes the cached object of the same key and calls `onDelete`. */
   remove(obj: T): void {
-    const stored = this.#prepare(obj);
+    const stored = this.#cache(obj);
     this.store.delete(objectKey(stored));
     for (const h of this.#handlers) void h.onDelete?.(stored, { finalStateUnknown: false });
   }
 
-  #prepare(obj: T): T {
-    return this.#freeze ? deepFreeze(structuredClone(obj)) : obj;
+  /** `obj` as a cached object: a frozen copy (by default), typed read-only like a real informer's. */
+  #cache(obj: T): DeepReadonly<T> {
+    return (this.#freeze ? deepFreeze(structuredClone(obj)) : obj) as DeepReadonly<T>;
   }
 }
 

@@ -15,7 +15,7 @@ export { FakeClock, flush } from "./fake_clock.ts";
 export { FakeInformer, type FakeInformerOptions, FakeInformers } from "./fake_informer.ts";
 export { FakeEventRecorder, type RecordedEvent } from "./fake_event_recorder.ts";
 export { type LogLine, MemoryLogger } from "./memory_logger.ts";
-export { deepFreeze } from "./deep_freeze.ts";
+export { deepFreeze } from "../_internal/deep_freeze.ts";
 export { startTestEnv, type TestEnv, type TestEnvOptions } from "./test_env.ts";
 // Re-exported because the fakes' signatures mention them.
 export type {
