@@ -66,7 +66,8 @@ export function applyJsonPatch(target: Json, patch: Json): Json {
 /**
  * The server-side apply approximation: `config` merged into a copy of `live`: objects recursively,
  * lists of objects that all carry `name` (or all carry `type`, or `uid`) merged by that key, other lists
- * replaced. Field ownership is not tracked, so fields a manager stops sending are not removed.
+ * replaced. Removing the fields a manager applied before and leaves out now is {@linkcode appliedPaths}'
+ * and {@linkcode removePaths}' job.
  */
 export function applyConfiguration(live: Json, config: Json): Json {
   if (isRecord(config)) {
@@ -132,4 +133,31 @@ function setAt(doc: Json, parts: string[], value: Json, mode: "add" | "replace" 
 
 function isRecord(value: unknown): value is Record<string, Json> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/**
+ * The fields an apply body sets, as paths of map keys (lists and scalars are leaves): what its field
+ * manager owns afterwards. `metadata.name` and `metadata.namespace` are identity, not owned fields.
+ */
+export function appliedPaths(config: Json, prefix: readonly string[] = []): string[] {
+  if (!isRecord(config)) return [JSON.stringify(prefix)];
+  const out: string[] = [];
+  for (const [key, value] of Object.entries(config)) {
+    if (value === undefined) continue;
+    const path = [...prefix, key];
+    if (path.length === 2 && path[0] === "metadata" && (key === "name" || key === "namespace")) continue;
+    out.push(...appliedPaths(value, path));
+  }
+  return out;
+}
+
+/** Deletes the fields at `paths` (as made by {@linkcode appliedPaths}) from `doc`, in place. */
+export function removePaths(doc: Json, paths: readonly string[]): void {
+  for (const encoded of paths) {
+    const path = JSON.parse(encoded) as string[];
+    let at: Json = doc;
+    for (const key of path.slice(0, -1)) at = isRecord(at) ? at[key] : undefined;
+    const last = path.at(-1);
+    if (isRecord(at) && last !== undefined) delete at[last];
+  }
 }

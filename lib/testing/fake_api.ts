@@ -12,7 +12,13 @@ import type {
 import { apiVersionOf } from "../resources/api_version.ts";
 import { type Clock, systemClock } from "../time/clock.ts";
 import type { ListWatcher } from "../watch/list_watcher.ts";
-import { applyConfiguration, applyJsonPatch, applyMergePatch } from "./_patches.ts";
+import {
+  appliedPaths,
+  applyConfiguration,
+  applyJsonPatch,
+  applyMergePatch,
+  removePaths,
+} from "./_patches.ts";
 import { type Change, FakeWatch, partialMetadata, scopeMatcher } from "./_fake_watch.ts";
 
 /** The calls FakeApi serves, as named in {@linkcode FakeRequest} and {@linkcode FakeFault}. */
@@ -98,8 +104,10 @@ interface Resource {
  * `compact()`), with synthetic ADDED events from "0" and streaming lists (`sendInitialEvents`).
  *
  * What it approximates: merge and strategic-merge patches are both RFC 7396 merge patches; server-side
- * apply merges the body into the object (maps recursively, lists of named items by name) without tracking
- * field ownership; no admission, defaulting or schema validation; no bookmarks besides the streaming list's.
+ * apply merges the body into the object (maps recursively, lists of named items by name) and removes the
+ * fields the same field manager applied before and leaves out now, but does not detect conflicts between
+ * managers (every apply acts as forced) nor give fields to writers of other patch types; no admission,
+ * defaulting or schema validation; no bookmarks besides the streaming list's.
  *
  * Inject failures with {@linkcode FakeApi.fail}; inspect calls with `requests` and objects with `objects`.
  */
@@ -113,6 +121,8 @@ export class FakeApi implements ResourceClient, ListWatcher {
   readonly #history: Change[] = [];
   readonly #watches = new Set<FakeWatch>();
   #faults: { fault: FakeFault; left: number }[] = [];
+  /** Per object uid, per field manager: the fields its last apply set (see appliedPaths). */
+  readonly #applied = new Map<string, Map<string, string[]>>();
   #rv = 1000;
   #compactedRv = 1000;
 
@@ -281,7 +291,10 @@ export class FakeApi implements ResourceClient, ListWatcher {
           { ...rest, metadata: { ...rest.metadata, name } } as KubeObject,
           namespace,
         );
-        if (!options.dryRun) this.#put(ref, stored, undefined);
+        if (!options.dryRun) {
+          this.#put(ref, stored, undefined);
+          this.#applied.set(stored.metadata.uid!, new Map([[options.fieldManager!, appliedPaths(patch)]]));
+        }
         return structuredClone(stored) as T;
       }
       let next: KubeObject;
@@ -289,7 +302,7 @@ export class FakeApi implements ResourceClient, ListWatcher {
         next = (options.type === "json"
           ? applyJsonPatch(current, patch)
           : options.type === "apply"
-          ? applyConfiguration(current, patch)
+          ? this.#applyAs(options.fieldManager!, current, patch, options.dryRun ?? false)
           : applyMergePatch(current, patch)) as KubeObject;
       } catch (error) {
         if (error instanceof RangeError) throw invalid(ref, name, error.message);
@@ -350,6 +363,18 @@ export class FakeApi implements ResourceClient, ListWatcher {
       this.#watches.add(watch);
       return watch.stream;
     });
+  }
+
+  /** `current` with `config` applied by `manager`: the fields it applied before and left out now removed. */
+  #applyAs(manager: string, current: KubeObject, config: unknown, dryRun: boolean): KubeObject {
+    const uid = current.metadata.uid ?? "";
+    const byManager = this.#applied.get(uid) ?? new Map<string, string[]>();
+    const now = appliedPaths(config);
+    const dropped = (byManager.get(manager) ?? []).filter((p) => !now.includes(p));
+    const next = applyConfiguration(current, config) as KubeObject;
+    removePaths(next, dropped);
+    if (!dryRun) this.#applied.set(uid, byManager.set(manager, now));
+    return next;
   }
 
   /** Runs `serve` as an asynchronous call: injected faults first, errors as rejections. */

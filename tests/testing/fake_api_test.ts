@@ -96,28 +96,28 @@ Deno.test("replace and patch are conditional on metadata.resourceVersion; genera
   );
 });
 
-Deno.test("apply creates, then merges maps and named lists; it needs a field manager", async () => {
+Deno.test("apply creates, merges, and removes what the same manager stopped applying; it needs a manager", async () => {
   const api = new FakeApi();
-  const body = {
+  const body = (data: Record<string, string>) => ({
     apiVersion: "v1",
     kind: "ConfigMap",
     metadata: { name: "cfg", namespace: "ns", labels: { a: "1" } },
-    data: { one: "1" },
-  };
-  await assert.rejects(api.patch(CONFIG_MAPS, "cfg", body, { type: "apply", namespace: "ns" }), TypeError);
-  const created = await api.patch(CONFIG_MAPS, "cfg", body, {
-    type: "apply",
-    fieldManager: "m",
-    namespace: "ns",
+    data,
   });
-  assert.deepEqual(created.data, { one: "1" });
-  const merged = await api.patch(CONFIG_MAPS, "cfg", { ...body, data: { two: "2" } }, {
-    type: "apply",
-    fieldManager: "m",
-    namespace: "ns",
-  });
-  assert.deepEqual(merged.data, { one: "1", two: "2" }, "no field ownership: fields left out are kept");
-  assert.equal(merged.metadata.uid, created.metadata.uid);
+  const as = (fieldManager: string) => ({ type: "apply" as const, fieldManager, namespace: "ns" });
+  await assert.rejects(
+    api.patch(CONFIG_MAPS, "cfg", body({}), { type: "apply", namespace: "ns" }),
+    TypeError,
+  );
+  const created = await api.patch(CONFIG_MAPS, "cfg", body({ one: "1", two: "2" }), as("m"));
+  assert.deepEqual(created.data, { one: "1", two: "2" });
+  await api.patch(CONFIG_MAPS, "cfg", { data: { theirs: "x" } }, { type: "merge", namespace: "ns" });
+  const other = await api.patch(CONFIG_MAPS, "cfg", body({ others: "o" }), as("other"));
+  assert.deepEqual(other.data, { one: "1", two: "2", theirs: "x", others: "o" }, "another manager adds");
+  const dropped = await api.patch(CONFIG_MAPS, "cfg", body({ one: "10" }), as("m"));
+  assert.deepEqual(dropped.data, { one: "10", theirs: "x", others: "o" }, "m no longer applies two: removed");
+  assert.equal(dropped.metadata.uid, created.metadata.uid);
+  assert.deepEqual(dropped.metadata.labels, { a: "1" });
 });
 
 Deno.test("deletion waits for finalizers, and owners' deletion collects their dependents", async () => {
