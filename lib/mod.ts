@@ -7,6 +7,7 @@ export * from "./time/mod.ts";
 export * from "./http/mod.ts";
 export * from "./config/mod.ts";
 export * from "./client/mod.ts";
+export * from "./resources/mod.ts";
 export * from "./watch/mod.ts";
 export * from "./cache/mod.ts";
 export * from "./queue/mod.ts";

@@ -23,9 +23,9 @@ gate() { # gate NAME CMD... : a check that counts as one test
 
 gate "deno fmt --check" "$deno" fmt --check
 gate "deno lint" "$deno" lint
-gate "deno check" "$deno" check main.ts lib/ tests/ bench/
+gate "deno check" "$deno" check main.ts lib/ tests/ bench/ examples/
 gate "deno check README examples" "$deno" check --doc-only README.md
-gate "deno doc --lint" "$deno" doc --lint lib/mod.ts lib/sample_controller/mod.ts
+gate "deno doc --lint" "$deno" doc --lint lib/mod.ts lib/sample_controller/mod.ts lib/testing/mod.ts lib/codegen/mod.ts
 
 dirs=()
 for d in tests/*/; do
@@ -35,6 +35,7 @@ for d in tests/*/; do
     *) dirs+=("$d") ;;
   esac
 done
+dirs+=("examples/") # the examples' own unit tests (their e2e tests are in tests/e2e/)
 
 if ! $unit_only; then
   echo "== building the local control plane (cached after the first build)"

@@ -14,25 +14,55 @@ import {
 
 /** Options of {@linkcode KubeScrapeAuthorizer}. */
 export interface KubeScrapeAuthorizerOptions {
-  /** How long an authenticated token is trusted without asking again. @default 60_000 */
+  /**
+   * How long an authenticated token is trusted without asking again.
+   * @default {60_000}
+   */
   authenticatedTtlMs?: number;
-  /** How long a token the server rejected is rejected without asking again. @default 10_000 */
+  /**
+   * How long a token the server rejected is rejected without asking again.
+   * @default {10_000}
+   */
   unauthenticatedTtlMs?: number;
-  /** How long an allow is remembered. @default 60_000 */
+  /**
+   * How long an allow is remembered.
+   * @default {60_000}
+   */
   allowedTtlMs?: number;
-  /** How long a deny is remembered. @default 10_000 */
+  /**
+   * How long a deny is remembered.
+   * @default {10_000}
+   */
   deniedTtlMs?: number;
-  /** Entries per cache (tokens; users and paths). @default 1024 */
+  /**
+   * Entries per cache (tokens; users and paths).
+   * @default {1024}
+   */
   maxEntries?: number;
-  /** Reviews sent at once; scrapes beyond it get an `error` decision (500) instead of queueing. @default 16 */
+  /**
+   * Reviews sent at once; scrapes beyond it get an `error` decision (500) instead of queueing.
+   * @default {16}
+   */
   maxInFlight?: number;
-  /** Bound of one review request. @default 10_000 */
+  /**
+   * Bound of one review request.
+   * @default {10_000}
+   */
   timeoutMs?: number;
-  /** Token audiences TokenReview checks. @default the API server's own */
+  /**
+   * Token audiences TokenReview checks.
+   * @default {the API server's own}
+   */
   audiences?: readonly string[];
-  /** Time source of TTLs and timeouts. @default systemClock */
+  /**
+   * Time source of TTLs and timeouts.
+   * @default {systemClock}
+   */
   clock?: Clock;
-  /** Failed reviews are logged here. @default noopLogger */
+  /**
+   * Failed reviews are logged here.
+   * @default {noopLogger}
+   */
   logger?: Logger;
 }
 

@@ -11,7 +11,9 @@ export {
   reviewNonResourceAccess,
   reviewToken,
   SUBJECT_ACCESS_REVIEWS,
+  type SubjectAccessReview,
   TOKEN_REVIEWS,
+  type TokenReview,
   type TokenReviewResult,
   type UserInfo,
 } from "./reviews.ts";

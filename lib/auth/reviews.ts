@@ -1,7 +1,7 @@
 import type { KubeObject, ResourceRef } from "../client/types.ts";
 
 /** `authentication.k8s.io/v1` TokenReviews (create only). */
-export const TOKEN_REVIEWS: ResourceRef = Object.freeze({
+export const TOKEN_REVIEWS: ResourceRef<TokenReview> = Object.freeze({
   group: "authentication.k8s.io",
   version: "v1",
   plural: "tokenreviews",
@@ -10,7 +10,7 @@ export const TOKEN_REVIEWS: ResourceRef = Object.freeze({
 });
 
 /** `authorization.k8s.io/v1` SubjectAccessReviews (create only). */
-export const SUBJECT_ACCESS_REVIEWS: ResourceRef = Object.freeze({
+export const SUBJECT_ACCESS_REVIEWS: ResourceRef<SubjectAccessReview> = Object.freeze({
   group: "authorization.k8s.io",
   version: "v1",
   plural: "subjectaccessreviews",
@@ -21,7 +21,7 @@ export const SUBJECT_ACCESS_REVIEWS: ResourceRef = Object.freeze({
 /** What the reviews need from the API client; KubeClient satisfies it. */
 export interface ReviewClient {
   /** POSTs a review and resolves with the server's answer (the object with its status). */
-  create<T extends KubeObject>(ref: ResourceRef, obj: T, options: { signal?: AbortSignal }): Promise<T>;
+  create<T extends KubeObject>(ref: ResourceRef<T>, obj: T, options: { signal?: AbortSignal }): Promise<T>;
 }
 
 /** The user a token belongs to, as TokenReview reports it. */
@@ -42,8 +42,11 @@ export type TokenReviewResult = { authenticated: true; user: UserInfo } | {
   reason: string;
 };
 
-interface TokenReview extends KubeObject {
+/** An `authentication.k8s.io/v1` TokenReview: the fields this module sends and reads. */
+export interface TokenReview extends KubeObject {
+  /** The token to check and, optionally, the audiences it must be issued for. */
   spec: { token: string; audiences?: string[] };
+  /** The server's answer. */
   status?: { authenticated?: boolean; user?: Partial<UserInfo>; error?: string };
 }
 
@@ -89,7 +92,9 @@ export interface AccessReviewResult {
   reason: string;
 }
 
-interface SubjectAccessReview extends KubeObject {
+/** An `authorization.k8s.io/v1` SubjectAccessReview: the fields this module sends and reads. */
+export interface SubjectAccessReview extends KubeObject {
+  /** Who asks to do what. */
   spec: {
     user: string;
     uid?: string;
@@ -97,6 +102,7 @@ interface SubjectAccessReview extends KubeObject {
     extra?: Record<string, string[]>;
     nonResourceAttributes: { path: string; verb: string };
   };
+  /** The server's answer. */
   status?: { allowed?: boolean; denied?: boolean; reason?: string; evaluationError?: string };
 }
 

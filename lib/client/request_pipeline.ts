@@ -30,6 +30,11 @@ export interface ApiRequest {
   readonly signal?: AbortSignal | undefined;
   /** A watch: its own connection and no read timeout (see HttpRequest.stream). */
   readonly stream: boolean;
+  /**
+   * The Accept header.
+   * @default {"application/json"}
+   */
+  readonly accept?: string | undefined;
 }
 
 /** What the pipeline needs; the KubeClient resolves every default before building it. */
@@ -83,7 +88,10 @@ export class RequestPipeline {
       signal?.throwIfAborted();
       await o.limiter?.take(signal);
       const creds = await o.config.credentials.get(signal);
-      const headers: Record<string, string> = { "Accept": "application/json", "User-Agent": o.userAgent };
+      const headers: Record<string, string> = {
+        "Accept": req.accept ?? "application/json",
+        "User-Agent": o.userAgent,
+      };
       if (creds.token) headers["Authorization"] = `Bearer ${creds.token}`;
       if (body) headers["Content-Type"] = body.type;
       // Last thing before the transport: the limiter and a credential refresh may have waited long.

@@ -40,26 +40,50 @@ export type ManagerLeaderElection =
 
 /** Options of {@linkcode Manager}. */
 export interface ManagerOptions {
-  /** Run controllers only while holding this Lease. @default no leader election: always run */
+  /**
+   * Run controllers only while holding this Lease.
+   * @default {no leader election: always run}
+   */
   leaderElection?: ManagerLeaderElection;
-  /** Shared by every controller and served at /metrics. @default a new MetricsRegistry */
+  /**
+   * Shared by every controller and served at /metrics.
+   * @default {a new MetricsRegistry}
+   */
   registry?: MetricsRegistry;
-  /** Where /metrics listens; "0" disables. @default ":8080" */
+  /**
+   * Where /metrics listens; "0" disables.
+   * @default {":8080"}
+   */
   metricsAddress?: string;
-  /** Where /healthz and /readyz listen (plain HTTP); "0" disables. @default ":8081" */
+  /**
+   * Where /healthz and /readyz listen (plain HTTP); "0" disables.
+   * @default {":8081"}
+   */
   healthAddress?: string;
-  /** Serve /metrics over HTTPS with this certificate (see `ObservabilityOptions.metricsTls`). @default HTTP */
+  /**
+   * Serve /metrics over HTTPS with this certificate (see `ObservabilityOptions.metricsTls`).
+   * @default {HTTP}
+   */
   metricsTls?: CertificateSource;
-  /** Authenticate and authorize every scrape; needs `metricsTls`. @default no check */
+  /**
+   * Authenticate and authorize every scrape; needs `metricsTls`.
+   * @default {no check}
+   */
   metricsAuthorizer?: ScrapeAuthorizer;
   /**
    * Default {@linkcode ControllerOptions.gracefulShutdownMs} of controllers created through the Manager.
-   * @default 30_000
+   * @default {30_000}
    */
   gracefulShutdownMs?: number;
-  /** Structured logs. @default noopLogger */
+  /**
+   * Structured logs.
+   * @default {noopLogger}
+   */
   logger?: Logger;
-  /** Time source. @default systemClock */
+  /**
+   * Time source.
+   * @default {systemClock}
+   */
   clock?: Clock;
 }
 
@@ -118,6 +142,18 @@ export class Manager {
     return this.#controllers.every((c) => c.hasSynced());
   }
 
+  /**
+   * The /readyz answer: ready once every controller's informers have synced; otherwise the reasons, one per
+   * unsynced informer, naming the controller, the resource and its last list/watch failure — so a missing
+   * RBAC rule (403) or CRD (404) shows as such instead of a silent timeout.
+   */
+  readiness(): { ready: boolean; reasons: string[] } {
+    const reasons = this.#controllers.flatMap((c) =>
+      c.syncProblems().map((p) => `controller "${c.name}": ${p}`)
+    );
+    return { ready: reasons.length === 0 && this.ready(), reasons };
+  }
+
   /** True while controllers may run: leading, or leader election is off. */
   get isLeader(): boolean {
     return this.#elector ? this.#elector.isLeader : this.#started;
@@ -136,7 +172,10 @@ export class Manager {
       ...(o.metricsTls ? { metricsTls: o.metricsTls } : {}),
       ...(o.metricsAuthorizer ? { metricsAuthorizer: o.metricsAuthorizer } : {}),
       registry: this.registry,
-      readyz: () => this.ready(),
+      readyz: () => {
+        const { ready, reasons } = this.readiness();
+        return { ok: ready, detail: reasons.join("\n") };
+      },
       signal: background.signal,
       logger: this.#logger,
     });

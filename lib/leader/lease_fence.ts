@@ -3,7 +3,10 @@ import { NotLeaderError } from "./errors.ts";
 
 /** Options of {@linkcode LeaseFence}. */
 export interface LeaseFenceOptions {
-  /** Must be the LeaderElector's clock: grants are absolute times on it. @default systemClock */
+  /**
+   * Must be the LeaderElector's clock: grants are absolute times on it.
+   * @default {systemClock}
+   */
   clock?: Clock;
 }
 

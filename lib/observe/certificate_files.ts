@@ -16,13 +16,25 @@ export interface CertificateFilesOptions {
   keyFile: string;
   /** Stops watching. */
   signal: AbortSignal;
-  /** How often the files are read again. @default 10_000 */
+  /**
+   * How often the files are read again.
+   * @default {10_000}
+   */
   intervalMs?: number;
-  /** Reload and failure lines. @default noopLogger */
+  /**
+   * Reload and failure lines.
+   * @default {noopLogger}
+   */
   logger?: Logger;
-  /** Time source of the polling. @default systemClock */
+  /**
+   * Time source of the polling.
+   * @default {systemClock}
+   */
   clock?: Clock;
-  /** Reads a file. @default Deno.readTextFile */
+  /**
+   * Reads a file.
+   * @default {Deno.readTextFile}
+   */
   readTextFile?: (path: string) => Promise<string>;
 }
 

@@ -60,9 +60,15 @@ export function staticCertificate(material: TlsMaterial): CertificateSource {
 export interface GeneratedCertificateOptions extends Omit<SelfSignedOptions, "now"> {
   /** Stops the renewal timer. */
   signal: AbortSignal;
-  /** Renewal and failure lines. @default noopLogger */
+  /**
+   * Renewal and failure lines.
+   * @default {noopLogger}
+   */
   logger?: Logger;
-  /** Time source of validity and renewal. @default systemClock */
+  /**
+   * Time source of validity and renewal.
+   * @default {systemClock}
+   */
   clock?: Clock;
 }
 

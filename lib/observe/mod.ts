@@ -14,6 +14,7 @@ export { queueMetricsFor } from "./queue_metrics.ts";
 export { restClientMetricsFor } from "./rest_client_metrics.ts";
 export {
   type Check,
+  type CheckResult,
   type ListenAddress,
   type ObservabilityOptions,
   type ObservabilityServer,

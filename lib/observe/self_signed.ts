@@ -26,9 +26,15 @@ export interface TlsMaterial {
 export interface SelfSignedOptions {
   /** DNS names and IP addresses the certificate is valid for (subjectAltName); the first is also the CN. */
   hosts: readonly string[];
-  /** Validity from `now`. @default 365 days */
+  /**
+   * Validity from `now`.
+   * @default {365 days}
+   */
   validityMs?: number;
-  /** Start of validity; notBefore is set an hour earlier to absorb clock skew. @default new Date() */
+  /**
+   * Start of validity; notBefore is set an hour earlier to absorb clock skew.
+   * @default {new Date()}
+   */
   now?: Date;
 }
 

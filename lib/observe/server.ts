@@ -5,38 +5,57 @@ import type { ScrapeAuthorizer } from "./scrape_auth.ts";
 import { serveTls } from "./tls_server.ts";
 import { type Logger, noopLogger } from "./types.ts";
 
-/** A health check: true when healthy or ready. */
-export type Check = () => boolean | Promise<boolean>;
+/** The result of a health check, with the reason shown in the 503 body when it fails. */
+export interface CheckResult {
+  /** Healthy or ready. */
+  readonly ok: boolean;
+  /** Why not, one reason per line (shown in the response body). */
+  readonly detail?: string;
+}
+
+/** A health check: true (or `{ ok: true }`) when healthy or ready. */
+export type Check = () => boolean | CheckResult | Promise<boolean | CheckResult>;
 
 /** Options of {@link serveObservability}. */
 export interface ObservabilityOptions {
-  /** Where `/metrics` listens: ":8080" (all interfaces), "127.0.0.1:0" (ephemeral) or "0" (off). @default ":8080" */
+  /**
+   * Where `/metrics` listens: ":8080" (all interfaces), "127.0.0.1:0" (ephemeral) or "0" (off).
+   * @default {":8080"}
+   */
   metricsAddress?: string;
   /**
    * Where `/healthz` and `/readyz` listen, always plain HTTP; "0" disables them. May equal `metricsAddress`
-   * only when metrics are plain HTTP too. @default ":8081"
+   * only when metrics are plain HTTP too.
+   * @default {":8081"}
    */
   healthAddress?: string;
   /**
    * Serve `/metrics` over HTTPS with this certificate, following its changes (see `certificateFiles` and
-   * `generatedCertificate`). @default plain HTTP
+   * `generatedCertificate`).
+   * @default {plain HTTP}
    */
   metricsTls?: CertificateSource;
   /**
    * Authenticate and authorize every scrape: a request without a bearer token gets 401, a denied one 403,
    * one that could not be decided 500. Needs `metricsTls` (a bearer token must not travel in clear).
-   * @default no check
+   * @default {no check}
    */
   metricsAuthorizer?: ScrapeAuthorizer;
   /** The metrics served at `/metrics`. */
   registry: MetricsRegistry;
   /** `/readyz` answers 200 while this holds, else 503 (e.g. before caches synced). */
   readyz: Check;
-  /** `/healthz` answers 200 while this holds, else 503. @default () => true */
+  /**
+   * `/healthz` answers 200 while this holds, else 503.
+   * @default {() => true}
+   */
   healthz?: Check;
   /** Stops the servers. */
   signal: AbortSignal;
-  /** Receives start-up and request failure lines. @default noopLogger */
+  /**
+   * Receives start-up and request failure lines.
+   * @default {noopLogger}
+   */
   logger?: Logger;
 }
 
@@ -198,8 +217,11 @@ async function handle(request: Request, routes: Map<string, Route>): Promise<Res
 async function probe(name: string, check: Check, logger: Logger): Promise<Response> {
   const text = { "content-type": "text/plain; charset=utf-8" };
   try {
-    if (await check()) return new Response("ok\n", { headers: text });
-    return new Response(`${name} check failed: not ${name === "readyz" ? "ready" : "healthy"}\n`, {
+    const result = await check();
+    const ok = typeof result === "boolean" ? result : result.ok;
+    if (ok) return new Response("ok\n", { headers: text });
+    const detail = typeof result === "boolean" || !result.detail ? "" : `\n${result.detail}`;
+    return new Response(`${name} check failed: not ${name === "readyz" ? "ready" : "healthy"}${detail}\n`, {
       status: 503,
       headers: text,
     });

@@ -8,7 +8,8 @@ import { metricsSecurity } from "./metrics_security.ts";
 import type { ControllerFlags } from "./controller_flags.ts";
 import { type DeploymentReader, reconcileFoo } from "./reconcile.ts";
 import { fooTriggers } from "./triggers.ts";
-import { type Deployment, DEPLOYMENTS, FIELD_MANAGER, type Foo, FOOS } from "./types.ts";
+import { DEPLOYMENTS } from "../client/resources.ts";
+import { type Deployment, FIELD_MANAGER, type Foo, FOOS } from "./types.ts";
 
 /** Env var overriding the service-account directory. For tests that run the binary "in-cluster" outside a pod. */
 export const SERVICE_ACCOUNT_DIR_ENV = "KUBELOOP_SERVICE_ACCOUNT_DIR";
@@ -20,7 +21,10 @@ export interface RunOptions {
   signal: AbortSignal;
   /** Where everything is logged. */
   logger: Logger;
-  /** Reads the service-account directory override. @default Deno.env.get */
+  /**
+   * Reads the service-account directory override.
+   * @default {Deno.env.get}
+   */
   env?: (name: string) => string | undefined;
 }
 

@@ -8,7 +8,10 @@ import { assertNever } from "../_internal/assert_never.ts";
 export interface CliOptions {
   /** Printed by `--version`. */
   version: string;
-  /** Program name in the usage text. @default "kubeloop-sample-controller" */
+  /**
+   * Program name in the usage text.
+   * @default {"kubeloop-sample-controller"}
+   */
   program?: string;
   /** Aborted on the first SIGTERM/SIGINT. */
   signal: AbortSignal;
@@ -16,7 +19,10 @@ export interface CliOptions {
   run: (flags: ControllerFlags, options: { signal: AbortSignal; logger: Logger }) => Promise<void>;
   /** Writes --help/--version output (stdout) and bad-flag messages (stderr), before a logger exists. */
   write: (stream: "stdout" | "stderr", text: string) => void;
-  /** Builds the logger from --log-level and --log-format. @default createLogger */
+  /**
+   * Builds the logger from --log-level and --log-format.
+   * @default {createLogger}
+   */
   createLogger?: (options: { level: LogLevel; format: LogFormat }) => Logger;
 }
 

@@ -32,9 +32,15 @@ export interface SampleControllerClientsOptions {
   registry: MetricsRegistry;
   /** Parent logger. */
   logger: Logger;
-  /** Replaces the HTTP transport of both clients (tests). @default the clients' own */
+  /**
+   * Replaces the HTTP transport of both clients (tests).
+   * @default {the clients' own}
+   */
   transport?: Transport;
-  /** Time source of the limiter and the fence; must be the Manager's. @default systemClock */
+  /**
+   * Time source of the limiter and the fence; must be the Manager's.
+   * @default {systemClock}
+   */
   clock?: Clock;
 }
 

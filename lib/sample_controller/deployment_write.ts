@@ -1,32 +1,58 @@
 import { ApiError } from "../client/api_error.ts";
+import type { DeepReadonly } from "../client/deep_readonly.ts";
+import { DEPLOYMENTS } from "../client/resources.ts";
 import type { KubeObject, ResourceRef } from "../client/types.ts";
+import { containsFields } from "../controller/mod.ts";
 import type { Logger } from "../observe/types.ts";
-import { containsFields } from "./drift.ts";
-import { type Deployment, DEPLOYMENTS, FIELD_MANAGER } from "./types.ts";
+import { type Deployment, FIELD_MANAGER } from "./types.ts";
 
 /** Options of a server-side apply patch (a subset of KubeClient's patch options). */
 export interface ApplyPatchOptions {
   /** Always server-side apply. */
   type: "apply";
-  /** Namespace of the object. */
+  /**
+   * Namespace of the object.
+   * @default {the client's namespace}
+   */
   namespace?: string;
-  /** Owner of the applied fields. */
+  /**
+   * Owner of the applied fields.
+   * @default {none: the server rejects an apply without one}
+   */
   fieldManager?: string;
-  /** Take over fields other managers own. */
+  /**
+   * Take over fields other managers own.
+   * @default {false}
+   */
   force?: boolean;
-  /** E.g. "status". */
+  /**
+   * E.g. "status".
+   * @default {the main resource}
+   */
   subresource?: string;
-  /** Aborts the request. */
+  /**
+   * Aborts the request.
+   * @default {never aborted}
+   */
   signal?: AbortSignal;
 }
 
 /** Options of a create (a subset of KubeClient's write options). */
 export interface CreateOptions {
-  /** Namespace of the object. */
+  /**
+   * Namespace of the object.
+   * @default {the object's own, else the client's}
+   */
   namespace?: string;
-  /** Recorded in managedFields. */
+  /**
+   * Recorded in managedFields.
+   * @default {none}
+   */
   fieldManager?: string;
-  /** Aborts the request. */
+  /**
+   * Aborts the request.
+   * @default {never aborted}
+   */
   signal?: AbortSignal;
 }
 
@@ -37,18 +63,19 @@ export interface CreateOptions {
 export interface ApplyClient {
   /** Sends a patch; resolves with the object as stored. */
   patch<T extends KubeObject>(
-    ref: ResourceRef,
+    ref: ResourceRef<T>,
     name: string,
     patch: unknown,
     options: ApplyPatchOptions,
   ): Promise<T>;
   /** Creates an object; rejects with an ApiError whose reason is AlreadyExists when the name is taken. */
-  create<T extends KubeObject>(ref: ResourceRef, obj: T, options: CreateOptions): Promise<T>;
+  create<T extends KubeObject>(ref: ResourceRef<T>, obj: T, options: CreateOptions): Promise<T>;
 }
 
 /** What writing the desired Deployment did; `current` is the Deployment to report status from. */
 export type DeploymentWrite =
-  | { kind: "created" | "applied" | "unchanged"; current: Deployment }
+  | { kind: "created" | "applied"; current: Deployment }
+  | { kind: "unchanged"; current: DeepReadonly<Deployment> }
   | { kind: "notCached" };
 
 /**
@@ -64,7 +91,7 @@ export type DeploymentWrite =
  */
 export async function writeDeployment(
   desired: Deployment,
-  live: Deployment | undefined,
+  live: DeepReadonly<Deployment> | undefined,
   client: ApplyClient,
   options: { signal?: AbortSignal | undefined; logger: Logger },
 ): Promise<DeploymentWrite> {
@@ -78,7 +105,7 @@ export async function writeDeployment(
   if (!live) {
     options.logger.debug("creating Deployment", { deployment: `${namespace}/${name}` });
     try {
-      return { kind: "created", current: await client.create<Deployment>(DEPLOYMENTS, desired, common) };
+      return { kind: "created", current: await client.create(DEPLOYMENTS, desired, common) };
     } catch (error) {
       if (error instanceof ApiError && error.reason === "AlreadyExists") return { kind: "notCached" };
       throw error;
@@ -86,7 +113,7 @@ export async function writeDeployment(
   }
   if (containsFields(live, desired)) return { kind: "unchanged", current: live };
   options.logger.debug("applying Deployment", { deployment: `${namespace}/${name}` });
-  const current = await client.patch<Deployment>(DEPLOYMENTS, name, desired, {
+  const current = await client.patch(DEPLOYMENTS, name, desired, {
     type: "apply",
     force: true,
     ...common,

@@ -1,26 +1,27 @@
 import { ApiError } from "../client/api_error.ts";
+import type { DeepReadonly } from "../client/deep_readonly.ts";
 import type { KubeObject } from "../client/types.ts";
 import { type Logger, noopLogger } from "../observe/types.ts";
 import type { Clock } from "../time/clock.ts";
 import { systemClock } from "../time/clock.ts";
 import { desiredDeployment } from "./desired_deployment.ts";
+import { isControlledBy } from "../controller/mod.ts";
 import { type ApplyClient, writeDeployment } from "./deployment_write.ts";
-import { isControlledBy } from "./ownership.ts";
 import { computeStatus, statusEqual, type StatusInput } from "./status.ts";
 import { type Deployment, FIELD_MANAGER, type Foo, FOO_API_VERSION, FOOS } from "./types.ts";
 
 export type { ApplyClient, ApplyPatchOptions, CreateOptions } from "./deployment_write.ts";
 
-/** Read access to a cache, keyed `namespace/name` (an informer's store fits). */
+/** Read access to a cache, keyed `namespace/name` (an informer's store fits); objects are read-only. */
 export interface ObjectReader<T> {
   /** The object at `namespace/name`, if cached. */
-  get(key: string): T | undefined;
+  get(key: string): DeepReadonly<T> | undefined;
 }
 
 /** The Deployment cache, plus a lookup of the Deployments a given Foo controls (an index on owner UID). */
 export interface DeploymentReader extends ObjectReader<Deployment> {
   /** Deployments whose controller ownerReference has this UID. */
-  controlledBy(uid: string): readonly Deployment[];
+  controlledBy(uid: string): readonly DeepReadonly<Deployment>[];
 }
 
 /** An event about a Foo, in events.k8s.io/v1 terms. */
@@ -38,7 +39,7 @@ export interface FooEvent {
 /** Where events go; the recorder aggregates repeats, so recording on every sync is cheap. */
 export interface FooEventRecorder {
   /** Records one occurrence; never throws, never waits. */
-  record(regarding: KubeObject, event: FooEvent): void;
+  record(regarding: DeepReadonly<KubeObject>, event: FooEvent): void;
 }
 
 /** What the reconciler needs from the outside world. */
@@ -51,9 +52,15 @@ export interface FooReconcilerDeps {
   client: ApplyClient;
   /** Event sink. */
   recorder: FooEventRecorder;
-  /** Source of condition transition times. @default systemClock */
+  /**
+   * Source of condition transition times.
+   * @default {systemClock}
+   */
   clock?: Clock;
-  /** Debug lines about creates and applies. @default noopLogger */
+  /**
+   * Debug lines about creates and applies.
+   * @default {noopLogger}
+   */
   logger?: Logger;
 }
 
@@ -126,7 +133,7 @@ export async function reconcileFoo(
     logger.debug("Deployment exists but is not cached yet; requeueing", { foo: key, deployment: name });
     return { kind: "notCached", deployment: `${namespace}/${name}` };
   }
-  const current: Deployment = write.current;
+  const current = write.current;
   const deploymentApplied = write.kind !== "unchanged";
 
   const retained = retainedDeployments(foo, name, deps.deployments);
@@ -156,7 +163,11 @@ export async function reconcileFoo(
 }
 
 /** Names of Deployments `foo` still controls other than the one it names now, sorted. */
-function retainedDeployments(foo: Foo, current: string, deployments: DeploymentReader): string[] {
+function retainedDeployments(
+  foo: DeepReadonly<Foo>,
+  current: string,
+  deployments: DeploymentReader,
+): string[] {
   const uid = foo.metadata.uid;
   if (!uid) return [];
   return deployments.controlledBy(uid)
@@ -168,7 +179,7 @@ function retainedDeployments(foo: Foo, current: string, deployments: DeploymentR
 
 /** Applies the computed status if it differs from the cached one; "gone" when the Foo vanished meanwhile. */
 async function patchStatusIfChanged(
-  foo: Foo,
+  foo: DeepReadonly<Foo>,
   input: StatusInput,
   deps: FooReconcilerDeps,
   clock: Clock,

@@ -1,5 +1,12 @@
 import assert from "node:assert/strict";
-import { ApiError, CONFIG_MAPS, DEPLOYMENTS, KubeClient, NAMESPACES } from "../../lib/client/mod.ts";
+import {
+  ApiError,
+  CONFIG_MAPS,
+  DEPLOYMENTS,
+  KubeClient,
+  type KubeObject,
+  NAMESPACES,
+} from "../../lib/client/mod.ts";
 import type { ClusterConfig, Credentials } from "../../lib/config/types.ts";
 import { FakeClock } from "../_util/fake_clock.ts";
 import { json, ScriptedTransport, statusAnswer } from "../_util/scripted_transport.ts";
@@ -179,7 +186,7 @@ Deno.test("create uses the object's namespace; replaceStatus targets the status 
     fieldManager: "m",
     dryRun: true,
   });
-  await client.replaceStatus(DEPLOYMENTS, { metadata: { name: "d", namespace: "n" } });
+  await client.replaceStatus<KubeObject>(DEPLOYMENTS, { metadata: { name: "d", namespace: "n" } });
   assert.equal(t.requests[0]!.url.pathname, "/api/v1/namespaces/other/configmaps");
   assert.equal(t.requests[0]!.url.search, "?fieldManager=m&dryRun=All");
   assert.equal(JSON.parse(t.requests[0]!.body!).metadata.name, "a");
