@@ -29,9 +29,11 @@ async function buildOrFind(): Promise<string> {
   const fromEnv = Deno.env.get("KUBELOOP_TESTENV_BIN");
   if (fromEnv) return fromEnv;
   const script = new URL("../testenv/build.sh", import.meta.url).pathname;
-  const out = await new Deno.Command("bash", { args: [script], stdout: "piped", stderr: "piped" }).output();
-  const stderr = new TextDecoder().decode(out.stderr);
-  if (!out.success) throw new Error(`Cannot build the local control plane:\n${stderr.slice(-4000)}`);
+  // Progress (what is built, elapsed time, where the cache lives) goes straight to our stderr.
+  const out = await new Deno.Command("bash", { args: [script], stdout: "piped", stderr: "inherit" }).output();
+  if (!out.success) {
+    throw new Error(`Cannot build the local control plane: bash ${script} exited ${out.code}`);
+  }
   const lines = new TextDecoder().decode(out.stdout).trim().split("\n");
   const bin = lines.at(-1);
   if (!bin) throw new Error("tests/testenv/build.sh printed no binary directory");

@@ -4,7 +4,8 @@
 #   <cache>/k8s-<hash of go.mod, go.sum, Go version, ldflags>/  kube-apiserver, kube-controller-manager[, kubectl]
 #   <cache>/testenv-<hash of the testenv sources>/                testenv
 #   <cache>/bin-<both hashes>/                                   links to all of them
-# Prints that last directory as the only line on stdout; progress goes to stderr.
+# Prints that last directory as the only line on stdout; progress goes to stderr: what is built,
+# where the cache lives, and a line at least every 30 s (KUBELOOP_PROGRESS_SECONDS) while it builds.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 cd "$here"
@@ -18,6 +19,7 @@ ldflags="-s -w -X k8s.io/component-base/version.gitVersion=${kver} -X k8s.io/com
 -X k8s.io/client-go/pkg/version.gitVersion=${kver} -X k8s.io/client-go/pkg/version.gitMajor=1 \
 -X k8s.io/client-go/pkg/version.gitMinor=${minor}"
 root="${KUBELOOP_TESTENV_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/kubeloop-testenv}"
+mkdir -p "$root" && root="$(cd "$root" && pwd)"
 k8s_key="$( { cat go.mod go.sum; go env GOVERSION; echo "$ldflags"; } | sha256sum | cut -c1-16)"
 env_key="$( { cat go.mod go.sum ./*.go; go env GOVERSION; } | sha256sum | cut -c1-16)"
 
@@ -32,6 +34,7 @@ kubectl_ok() {
 build_into() {
   local dir="$1"; shift
   [ -f "$dir/.complete" ] && return 0
+  echo "testenv: building into $dir (cache root: $root; set KUBELOOP_TESTENV_CACHE to move it)" >&2
   local tmp="$dir.tmp.$$"
   rm -rf "$tmp"; mkdir -p "$tmp"
   local start; start=$(date +%s)
@@ -41,18 +44,51 @@ build_into() {
   echo "testenv: built $(basename "$dir") in $(( $(date +%s) - start ))s" >&2
 }
 
+# progress LABEL LOG START: every KUBELOOP_PROGRESS_SECONDS (30) prints the elapsed time and the
+# latest line of `go build -v` (the package being compiled, or a module being downloaded).
+progress() {
+  local label="$1" log="$2" start="$3" nap
+  trap 'kill "$nap" 2>/dev/null; exit 0' TERM
+  while :; do
+    sleep "${KUBELOOP_PROGRESS_SECONDS:-30}" & nap=$!
+    wait "$nap"
+    echo "testenv: still building $label: $(( $(date +%s) - start ))s elapsed, $(grep -vc '^go: ' "$log" \
+      2>/dev/null || true) packages compiled, latest: $(tail -n 1 "$log" 2>/dev/null)" >&2
+  done
+}
+
+# go_build LABEL ARGS... : `go build -v ARGS` with progress lines; on failure prints the end of its log.
+go_build() {
+  local label="$1"; shift
+  local log="$tmp/.$label.log" start rc=0 ticker
+  start=$(date +%s)
+  echo "testenv: building $label (go build -v; progress every ${KUBELOOP_PROGRESS_SECONDS:-30} s)" >&2
+  progress "$label" "$log" "$start" & ticker=$!
+  go build -v "$@" 2>"$log" || rc=$?
+  kill "$ticker" 2>/dev/null || true
+  wait "$ticker" 2>/dev/null || true
+  if [ "$rc" -ne 0 ]; then
+    echo "testenv: building $label failed (exit $rc); the end of its log:" >&2
+    tail -n 40 "$log" >&2
+    return "$rc"
+  fi
+  rm -f "$log"
+  echo "testenv: built $label in $(( $(date +%s) - start ))s" >&2
+}
+
 build_k8s() {
   echo "testenv: building Kubernetes ${kver} (kube-apiserver, kube-controller-manager); the first build takes a while" >&2
-  go build -pgo=off -ldflags "$ldflags" -o "$tmp/kube-apiserver" k8s.io/kubernetes/cmd/kube-apiserver >&2
-  go build -pgo=off -ldflags "$ldflags" -o "$tmp/kube-controller-manager" k8s.io/kubernetes/cmd/kube-controller-manager >&2
+  go_build kube-apiserver -pgo=off -ldflags "$ldflags" -o "$tmp/kube-apiserver" k8s.io/kubernetes/cmd/kube-apiserver
+  go_build kube-controller-manager -pgo=off -ldflags "$ldflags" -o "$tmp/kube-controller-manager" \
+    k8s.io/kubernetes/cmd/kube-controller-manager
   if ! command -v kubectl >/dev/null 2>&1 || ! kubectl_ok "$(command -v kubectl)"; then
     echo "testenv: no kubectl >= 1.30 on PATH; building kubectl ${kver}" >&2
-    go build -pgo=off -ldflags "$ldflags" -o "$tmp/kubectl" k8s.io/kubernetes/cmd/kubectl >&2
+    go_build kubectl -pgo=off -ldflags "$ldflags" -o "$tmp/kubectl" k8s.io/kubernetes/cmd/kubectl
   fi
 }
 
 build_testenv() {
-  go build -ldflags "-s -w" -o "$tmp/testenv" . >&2
+  go_build testenv -ldflags "-s -w" -o "$tmp/testenv" .
 }
 
 build_into "$root/testenv-$env_key" build_testenv
