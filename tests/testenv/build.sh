@@ -3,9 +3,12 @@
 # outside the repository, keyed by a hash of their inputs, so a warm start builds nothing:
 #   <cache>/k8s-<hash of go.mod, go.sum, Go version, ldflags>/  kube-apiserver, kube-controller-manager[, kubectl]
 #   <cache>/testenv-<hash of the testenv sources>/                testenv
+#   <cache>/metrics-check-<hash of metrics_check/>/              metrics-check (see metrics_check/main.go)
 #   <cache>/bin-<both hashes>/                                   links to all of them
 # Prints that last directory as the only line on stdout; progress goes to stderr: what is built,
 # where the cache lives, and a line at least every 30 s (KUBELOOP_PROGRESS_SECONDS) while it builds.
+#   bash build.sh                  everything
+#   bash build.sh metrics-check    only the metrics checker; prints the path of the binary
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 cd "$here"
@@ -22,6 +25,8 @@ root="${KUBELOOP_TESTENV_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/kubeloop-testenv
 mkdir -p "$root" && root="$(cd "$root" && pwd)"
 k8s_key="$( { cat go.mod go.sum; go env GOVERSION; echo "$ldflags"; } | sha256sum | cut -c1-16)"
 env_key="$( { cat go.mod go.sum ./*.go; go env GOVERSION; } | sha256sum | cut -c1-16)"
+metrics_key="$( { cat metrics_check/go.mod metrics_check/go.sum metrics_check/*.go; go env GOVERSION; } \
+  | sha256sum | cut -c1-16)"
 
 kubectl_ok() {
   # usable when its client minor version is at least 30
@@ -91,6 +96,17 @@ build_testenv() {
   go_build testenv -ldflags "-s -w" -o "$tmp/testenv" .
 }
 
+# The metrics checker is its own small module (metrics_check/go.mod, pinned to the Prometheus module
+# versions the Kubernetes build list above already uses), so changing it never changes the k8s key.
+build_metrics_check() {
+  (cd metrics_check && go_build metrics-check -ldflags "-s -w" -o "$tmp/metrics-check" .)
+}
+
+build_into "$root/metrics-check-$metrics_key" build_metrics_check
+if [ "${1:-}" = "metrics-check" ]; then
+  echo "$root/metrics-check-$metrics_key/metrics-check"
+  exit 0
+fi
 build_into "$root/testenv-$env_key" build_testenv
 build_into "$root/k8s-$k8s_key" build_k8s
 
@@ -98,6 +114,7 @@ bin="$root/bin-$k8s_key-$env_key"
 mkdir -p "$bin"
 for f in kube-apiserver kube-controller-manager; do ln -sfn "$root/k8s-$k8s_key/$f" "$bin/$f"; done
 ln -sfn "$root/testenv-$env_key/testenv" "$bin/testenv"
+ln -sfn "$root/metrics-check-$metrics_key/metrics-check" "$bin/metrics-check"
 if [ -x "$root/k8s-$k8s_key/kubectl" ]; then
   ln -sfn "$root/k8s-$k8s_key/kubectl" "$bin/kubectl"
 else
