@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { startController } from "../e2e/controller_process.ts";
-import { createNamespace, eventually } from "../_util/testenv.ts";
+import { createNamespace, eventually, kubectlOk } from "../_util/testenv.ts";
 import { sampleSum, scrape } from "./_metrics.ts";
 import { checkMetrics } from "../_util/metrics_check.ts";
 import { waitForOk } from "./_process.ts";
@@ -60,9 +60,24 @@ Deno.test("the reference controller's /metrics passes the metrics checker and it
     }, { message: `reconcile_total did not grow by 3; logs:\n${controller.logs().slice(-4000)}` });
     assert.ok((adds(after) ?? 0) >= addsBefore + 3, "workqueue_adds_total moved");
     assert.ok((requests(after) ?? 0) > requestsBefore, "rest_client_requests_total moved");
+    // The Deployments as the server records them: server-side applied by the controller's field manager.
+    const applied = await eventually(async () => {
+      const list = JSON.parse(
+        await kubectlOk(["get", "deployments", "-n", ns.name, "-o", "json", "--show-managed-fields"]),
+      ) as {
+        items: { metadata: { name: string; managedFields?: { manager?: string; operation?: string }[] } }[];
+      };
+      const names = list.items.filter((d) =>
+        d.metadata.managedFields?.some((f) =>
+          f.manager === "kubeloop-sample-controller" && f.operation === "Apply"
+        )
+      ).map((d) => d.metadata.name).sort();
+      return names.length === 3 ? names : undefined;
+    }, { message: `three Deployments applied by the controller; logs:\n${controller.logs().slice(-4000)}` });
+    assert.deepEqual(applied, ["alpha", "beta", "gamma"]);
     assert.ok(
       (sampleSum(after, "rest_client_requests_total", { method: "PATCH" }) ?? 0) >= 3,
-      "Deployments applied",
+      "rest_client_requests_total counted the apply PATCHes",
     );
     assert.ok(
       (sampleSum(after, "controller_runtime_reconcile_time_seconds_count", { controller: "foo" }) ?? 0) >= 3,
