@@ -11,6 +11,9 @@
 #   bash tests/run.sh                   everything
 #   bash tests/run.sh --unit            gates and unit tests; no control plane
 #   bash tests/run.sh [--no-gates] [--timeout=SECONDS] FILE...    only these test files
+#   bash tests/run.sh --coverage        `deno task coverage`: the tests (no gates) with coverage of lib/,
+#                                       then per-folder line and branch coverage; a folder of lib/ below
+#                                       KUBELOOP_COVERAGE_MIN % of lines (default 90) fails like a gate
 # Each file may run KUBELOOP_TEST_TIMEOUT seconds (default 600), then it is stopped and counted as failed.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -21,12 +24,14 @@ fi
 
 unit_only=false
 gates=true
+coverage=false
 timeout_s="${KUBELOOP_TEST_TIMEOUT:-600}"
 files=()
 for arg in "$@"; do
   case "$arg" in
     --unit) unit_only=true ;;
     --no-gates) gates=false ;;
+    --coverage) coverage=true; gates=false ;;
     --timeout=*) timeout_s="${arg#--timeout=}" ;;
     -*) echo "tests/run.sh: unknown option $arg" >&2; exit 2 ;;
     *) files+=("$arg") ;;
@@ -43,6 +48,11 @@ if [ "${#files[@]}" -eq 0 ]; then
 fi
 
 work="$(mktemp -d)"
+if $coverage; then
+  # Every deno process of the run (test files, and the controllers they start) writes its profile here.
+  rm -rf coverage/raw && mkdir -p coverage/raw
+  export DENO_COVERAGE_DIR="$PWD/coverage/raw"
+fi
 passed=0
 failed=0
 skipped=0
@@ -194,6 +204,17 @@ for f in "${files[@]}"; do
 done
 stop_control_plane
 rm -rf "$work"
+
+if $coverage; then
+  echo "== coverage of lib/ (raw profiles: coverage/raw, lcov: coverage/lcov.info)"
+  unset DENO_COVERAGE_DIR
+  if "$deno" coverage coverage/raw --include="^file://$PWD/lib/" --lcov >coverage/lcov.info; then
+    "$deno" run --allow-read tests/tooling/coverage_summary.ts coverage/lcov.info \
+      --min-lines="${KUBELOOP_COVERAGE_MIN:-90}" || fail "coverage of every lib/ folder >= ${KUBELOOP_COVERAGE_MIN:-90} % of lines"
+  else
+    fail "deno coverage"
+  fi
+fi
 
 if [ "${#failures[@]}" -gt 0 ]; then
   echo
