@@ -6,7 +6,7 @@
 #   <cache>/metrics-check-<hash of metrics_check/>/              metrics-check (see metrics_check/main.go)
 #   <cache>/bin-<both hashes>/                                   links to all of them
 # Prints that last directory as the only line on stdout; progress goes to stderr: what is built,
-# where the cache lives, and a line at least every 30 s (KUBELOOP_PROGRESS_SECONDS) while it builds.
+# where the cache lives, and a line at least every 30 s while it builds (KUBELOOP_PROGRESS_SECONDS: 20).
 #   bash build.sh                  everything
 #   bash build.sh metrics-check    only the metrics checker; prints the path of the binary
 set -euo pipefail
@@ -49,13 +49,13 @@ build_into() {
   echo "testenv: built $(basename "$dir") in $(( $(date +%s) - start ))s" >&2
 }
 
-# progress LABEL LOG START: every KUBELOOP_PROGRESS_SECONDS (30) prints the elapsed time and the
+# progress LABEL LOG START: every KUBELOOP_PROGRESS_SECONDS (20) prints the elapsed time and the
 # latest line of `go build -v` (the package being compiled, or a module being downloaded).
 progress() {
   local label="$1" log="$2" start="$3" nap
   trap 'kill "$nap" 2>/dev/null; exit 0' TERM
   while :; do
-    sleep "${KUBELOOP_PROGRESS_SECONDS:-30}" & nap=$!
+    sleep "${KUBELOOP_PROGRESS_SECONDS:-20}" & nap=$!
     wait "$nap"
     echo "testenv: still building $label: $(( $(date +%s) - start ))s elapsed, $(grep -vc '^go: ' "$log" \
       2>/dev/null || true) packages compiled, latest: $(tail -n 1 "$log" 2>/dev/null)" >&2
@@ -67,7 +67,7 @@ go_build() {
   local label="$1"; shift
   local log="$tmp/.$label.log" start rc=0 ticker
   start=$(date +%s)
-  echo "testenv: building $label (go build -v; progress every ${KUBELOOP_PROGRESS_SECONDS:-30} s)" >&2
+  echo "testenv: building $label (go build -v; progress every ${KUBELOOP_PROGRESS_SECONDS:-20} s)" >&2
   progress "$label" "$log" "$start" & ticker=$!
   go build -v "$@" 2>"$log" || rc=$?
   kill "$ticker" 2>/dev/null || true
