@@ -84,6 +84,8 @@ export async function startController(extraArgs: string[] = []): Promise<Control
       HOME: home,
       DENO_DIR: denoDir,
       DENO_NO_UPDATE_CHECK: "1",
+      // `deno task coverage`: the process's coverage counts too.
+      ...(Deno.env.get("DENO_COVERAGE_DIR") ? { DENO_COVERAGE_DIR: Deno.env.get("DENO_COVERAGE_DIR")! } : {}),
       KUBERNETES_SERVICE_HOST: server.hostname,
       KUBERNETES_SERVICE_PORT: server.port,
       KUBELOOP_SERVICE_ACCOUNT_DIR: saDir,

@@ -8,7 +8,8 @@ import { join } from "node:path";
 import { X509Certificate } from "node:crypto";
 import { createNamespace, eventually } from "../_util/testenv.ts";
 import { installSampleControllerPrerequisites, metricsScraperToken } from "../_util/sample_controller.ts";
-import { promtoolCheck, sampleSum } from "../integration/_metrics.ts";
+import { sampleSum } from "../integration/_metrics.ts";
+import { checkMetrics } from "../_util/metrics_check.ts";
 import { selfSignedCertificate } from "../../lib/observe/self_signed.ts";
 import { servedCertificate, startController } from "./controller_process.ts";
 
@@ -41,7 +42,7 @@ Deno.test("attack: scraping the controller's /metrics needs a token RBAC allows:
 
     const text = await controller.scrapeMetrics();
     assert.match(text, /^# TYPE controller_runtime_reconcile_total counter$/m);
-    const checked = await promtoolCheck(text);
+    const checked = await checkMetrics(text);
     assert.equal(checked.code, 0, `the metrics checker failed:\n${checked.output}`);
     // The refusals are visible to whoever may scrape.
     const decisions = (d: string) => sampleSum(text, "kubeloop_metrics_authorization_total", { decision: d });

@@ -243,6 +243,7 @@ Deno.test("the controller, in-cluster with the shipped RBAC, behaves like sample
       async () => {
         await kubectlOk(["create", "deployment", "taken", "-n", ns.name, "--image=busybox", "--replicas=1"]);
         const before = await getJson(["get", "deployment", "taken", "-n", ns.name]);
+        const appliedAt = Date.now();
         await applyFoo(ns.name, "conflict", { deploymentName: "taken", replicas: 2 });
         const foo = await eventually(async () => {
           const f = await getJson(["get", "foo", "conflict", "-n", ns.name]);
@@ -261,8 +262,26 @@ Deno.test("the controller, in-cluster with the shipped RBAC, behaves like sample
           return list?.items.length > 0 ? list.items : undefined;
         });
         assert.equal(events[0].type, "Warning");
-        // Backoff, not a hot loop: a few seconds later the repeats are one aggregated Event, the Deployment untouched.
+        // Backoff, not a hot loop. The controller's default rate limiter waits 5 ms * 2^n before the
+        // (n+1)th retry of a key, so within E ms of the apply at most log2(E / 5 + 1) + 1 attempts can fail;
+        // 2 more allow for reconciles the Foo's own events trigger. A hot loop fails hundreds of times.
         await new Promise((r) => setTimeout(r, 3000));
+        const failures = controller.logs().split("\n").filter((line) => {
+          try {
+            const entry = JSON.parse(line);
+            return entry.msg === "Reconciler error" && entry.key === `${ns.name}/conflict`;
+          } catch {
+            return false;
+          }
+        }).length;
+        const elapsedMs = Date.now() - appliedAt;
+        const bound = Math.floor(Math.log2(elapsedMs / 5 + 1)) + 1 + 2;
+        assert.ok(failures >= 3, `it kept retrying: ${failures} failed reconciles in ${elapsedMs} ms`);
+        assert.ok(
+          failures <= bound,
+          `${failures} failed reconciles in ${elapsedMs} ms, backoff allows ${bound}`,
+        );
+        // The repeats are one aggregated Event, and the Deployment is untouched.
         const after = await getJson([
           "get",
           "events.v1.events.k8s.io",
