@@ -5,6 +5,7 @@ import { HttpError, ProtocolError, TimeoutError } from "./errors.ts";
 import { ConnectionPool } from "./pool.ts";
 import { writeRequestHead } from "./request_writer.ts";
 import { ClientResponse } from "./response.ts";
+import { TlsConnector } from "./tls.ts";
 import { type ResponseHead, ResponseHeadParser } from "./response_head.ts";
 import type { HttpRequest, HttpResponse, TlsOptions, Transport } from "./types.ts";
 import { type Logger, noopLogger } from "../observe/types.ts";
@@ -39,8 +40,8 @@ const COALESCE_BODY_BYTES = 16 * 1024;
 
 /**
  * A small HTTP/1.1 client over `Deno.connect` / `Deno.connectTls` with a keep-alive pool. A
- * configured CA (`tls.caCerts`) is trusted instead of the system roots, over `node:tls` (see
- * `connectTlsSocket`).
+ * configured CA (`tls.caCerts`) is trusted instead of the system roots, and the server's chain is
+ * verified against it by our own check (see `TlsConnector`).
  *
  * Bodies are de-chunked and gunzipped. A response body must be read to the end or cancelled:
  * only a fully read body returns its connection to the pool; cancelling closes the socket.
@@ -51,7 +52,7 @@ const COALESCE_BODY_BYTES = 16 * 1024;
  * Timeouts, aborts and failures on fresh connections are never retried.
  */
 export class HttpClient implements Transport {
-  readonly #tls: TlsOptions;
+  readonly #tls: TlsConnector;
   readonly #pool: ConnectionPool;
   readonly #connectTimeoutMs: number;
   readonly #readTimeoutMs: number;
@@ -59,17 +60,22 @@ export class HttpClient implements Transport {
   readonly #userAgent: string;
   #closed = false;
 
-  /** Creates a client; it opens no connection until the first request. */
+  /**
+   * Creates a client; it opens no connection until the first request.
+   * @throws {TypeError} {RangeError} for invalid options, e.g. a `tls.caCerts` entry that holds no
+   *   parsable PEM certificate.
+   */
   constructor(options: HttpClientOptions = {}) {
-    this.#tls = options.tls ?? {};
+    const tls = options.tls ?? {};
     this.#connectTimeoutMs = positive("connectTimeoutMs", options.connectTimeoutMs ?? 30_000);
     this.#readTimeoutMs = positive("readTimeoutMs", options.readTimeoutMs ?? 60_000);
     this.#maxHeaderBytes = positive("maxHeaderBytes", options.maxHeaderBytes ?? 65_536);
     this.#userAgent = options.userAgent ?? `kubeloop/0.1 deno/${Deno.version.deno}`;
     if (/[\r\n\0]/.test(this.#userAgent)) throw new TypeError("Invalid userAgent: it contains CR, LF or NUL");
-    if ((this.#tls.cert === undefined) !== (this.#tls.key === undefined)) {
+    if ((tls.cert === undefined) !== (tls.key === undefined)) {
       throw new TypeError("Invalid TLS options: a client certificate needs both cert and key");
     }
+    this.#tls = new TlsConnector(tls);
     const maxIdle = options.maxIdlePerOrigin ?? 4;
     if (!Number.isInteger(maxIdle) || maxIdle < 0) {
       throw new RangeError("maxIdlePerOrigin must be an integer >= 0");
@@ -79,7 +85,7 @@ export class HttpClient implements Transport {
       idleTimeoutMs: positive("idleTimeoutMs", options.idleTimeoutMs ?? 90_000),
       ...(options.clock !== undefined && { clock: options.clock }),
     });
-    if (this.#tls.insecureSkipVerify === true) {
+    if (tls.insecureSkipVerify === true) {
       (options.logger ?? noopLogger).warn(
         "TLS certificate verification is disabled (insecureSkipVerify): connections can be intercepted",
       );
