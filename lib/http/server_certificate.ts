@@ -23,21 +23,31 @@ export interface TrustAnchors {
 export function parseTrustAnchors(caCerts: readonly string[]): TrustAnchors {
   const certificates: Certificate[] = [];
   caCerts.forEach((pem, i) => {
-    const ders = pemCertificates(pem);
-    if (ders.length === 0) throw new TypeError(`Invalid TLS options: caCerts[${i}] holds no PEM certificate`);
-    ders.forEach((der, j) => {
-      try {
-        certificates.push(parseCertificate(der));
-      } catch (err) {
-        throw new TypeError(
-          `Invalid TLS options: certificate ${j + 1} of caCerts[${i}] cannot be parsed: ${
-            (err as Error).message
-          }`,
-        );
-      }
-    });
+    const parsed = parseBundle(pem);
+    if (typeof parsed === "string") throw new TypeError(`Invalid TLS options: caCerts[${i}] ${parsed}`);
+    certificates.push(...parsed);
   });
   return { certificates };
+}
+
+/** What is wrong with a PEM CA bundle, e.g. "holds no PEM certificate"; undefined when it is usable. */
+export function caBundleProblem(pem: string): string | undefined {
+  const parsed = parseBundle(pem);
+  return typeof parsed === "string" ? parsed : undefined;
+}
+
+function parseBundle(pem: string): Certificate[] | string {
+  const ders = pemCertificates(pem);
+  if (ders.length === 0) return "holds no PEM certificate";
+  const out: Certificate[] = [];
+  for (const [j, der] of ders.entries()) {
+    try {
+      out.push(parseCertificate(der));
+    } catch (err) {
+      return `has a certificate that cannot be parsed (number ${j + 1}): ${(err as Error).message}`;
+    }
+  }
+  return out;
 }
 
 const SERVER_AUTH = "1.3.6.1.5.5.7.3.1";

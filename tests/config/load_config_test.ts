@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { ConfigError, type ConfigLogger, loadConfig, type LoadConfigOptions } from "../../lib/config/mod.ts";
-import { envOf, MemFs, simpleKubeconfig } from "./_helpers.ts";
+import { CA_PEM, envOf, MemFs, simpleKubeconfig } from "./_helpers.ts";
 
 const SA = "/sa";
 
@@ -19,7 +19,7 @@ async function loadError(fs: MemFs, env: Record<string, string>, options: LoadCo
 
 const inClusterFiles = {
   [`${SA}/token`]: "sa-token\n",
-  [`${SA}/ca.crt`]: "SA CA",
+  [`${SA}/ca.crt`]: CA_PEM,
   [`${SA}/namespace`]: "ops\n",
 };
 const inClusterEnv = { KUBERNETES_SERVICE_HOST: "10.96.0.1", KUBERNETES_SERVICE_PORT: "443" };

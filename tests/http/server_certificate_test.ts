@@ -140,7 +140,7 @@ Deno.test("caCerts that hold no certificate, or a broken one, are a TypeError na
   const broken = "-----BEGIN CERTIFICATE-----\nMAMCAQA=\n-----END CERTIFICATE-----\n";
   assert.throws(
     () => parseTrustAnchors([trustFixture("ca.crt"), broken]),
-    /^TypeError: Invalid TLS options: certificate 1 of caCerts\[1\] cannot be parsed/,
+    /^TypeError: Invalid TLS options: caCerts\[1\] has a certificate that cannot be parsed \(number 1\): DER/,
   );
   assert.equal(
     parseTrustAnchors([trustFixture("ca.crt") + trustFixture("rsa-ca.crt")]).certificates.length,
