@@ -180,6 +180,16 @@ Deno.test("master overrides the in-cluster server, and alone gives an anonymous 
   assert.equal(warnings.length, 1);
 });
 
+Deno.test("with the in-cluster service account, a plain-HTTP master is refused: the token stays off the wire", async () => {
+  for (const master of ["http://10.96.0.1:80", "HTTP://proxy:8080/prefix"]) {
+    const error = await loadError(new MemFs(inClusterFiles), inClusterEnv, { master });
+    assert.equal(error.reason, "InvalidField");
+    assert.equal(error.field, "master");
+    assert.match(error.message, /^Cannot use master "http:\/\/[^"]+" with the in-cluster service account: /);
+    assert.match(error.message, /its token would be sent over plain HTTP; use an https:\/\/ URL$/);
+  }
+});
+
 Deno.test("an invalid master is an InvalidField error naming master", async () => {
   const fs = new MemFs({ "/k": simpleKubeconfig() });
   const error = await loadError(fs, {}, { kubeconfig: "/k", master: "ftp://x" });
