@@ -1,4 +1,4 @@
-import { bodyFraming, decodeContent, rawBodyStream } from "./body.ts";
+import { bodyFraming, capBody, decodeContent, rawBodyStream, tooLarge } from "./body.ts";
 import { openConnection } from "./connect.ts";
 import type { Connection } from "./connection.ts";
 import { HttpError, ProtocolError, TimeoutError } from "./errors.ts";
@@ -25,6 +25,15 @@ export interface HttpClientOptions {
   readonly readTimeoutMs?: number;
   /** Largest accepted response head. @default 65_536 */
   readonly maxHeaderBytes?: number;
+  /**
+   * Largest accepted response body of a request that is not `stream` (a watch), counted after gzip
+   * decoding; a larger one fails with a BodyTooLargeError and its connection is closed. A declared
+   * Content-Length above it fails before the body is read. Streaming bodies have no total limit
+   * (bound their records instead, as the watch decoder bounds lines). Raise it for unpaged lists
+   * of very large collections.
+   * @default 268_435_456 (256 MiB)
+   */
+  readonly maxBodyBytes?: number;
   /** The User-Agent header, unless a request sets its own. @default "kubeloop/0.1 deno/<version>" */
   readonly userAgent?: string;
   /** Receives the warning when `tls.insecureSkipVerify` is set. @default noopLogger */
@@ -43,7 +52,8 @@ const COALESCE_BODY_BYTES = 16 * 1024;
  * configured CA (`tls.caCerts`) is trusted instead of the system roots, and the server's chain is
  * verified against it by our own check (see `TlsConnector`).
  *
- * Bodies are de-chunked and gunzipped. A response body must be read to the end or cancelled:
+ * Bodies are de-chunked and gunzipped, and bounded by `maxBodyBytes` unless streamed. A response
+ * body must be read to the end or cancelled:
  * only a fully read body returns its connection to the pool; cancelling closes the socket.
  *
  * Retry policy: a request is sent again, once, on a fresh connection only when it went out on a
@@ -57,6 +67,7 @@ export class HttpClient implements Transport {
   readonly #connectTimeoutMs: number;
   readonly #readTimeoutMs: number;
   readonly #maxHeaderBytes: number;
+  readonly #maxBodyBytes: number;
   readonly #userAgent: string;
   #closed = false;
 
@@ -70,6 +81,7 @@ export class HttpClient implements Transport {
     this.#connectTimeoutMs = positive("connectTimeoutMs", options.connectTimeoutMs ?? 30_000);
     this.#readTimeoutMs = positive("readTimeoutMs", options.readTimeoutMs ?? 60_000);
     this.#maxHeaderBytes = positive("maxHeaderBytes", options.maxHeaderBytes ?? 65_536);
+    this.#maxBodyBytes = positive("maxBodyBytes", options.maxBodyBytes ?? 256 * 1024 * 1024);
     this.#userAgent = options.userAgent ?? `kubeloop/0.1 deno/${Deno.version.deno}`;
     if (/[\r\n\0]/.test(this.#userAgent)) throw new TypeError("Invalid userAgent: it contains CR, LF or NUL");
     if ((tls.cert === undefined) !== (tls.key === undefined)) {
@@ -165,6 +177,9 @@ export class HttpClient implements Transport {
     let framing;
     try {
       framing = bodyFraming(method, head, href);
+      if (!stream && framing.kind === "length" && framing.length > this.#maxBodyBytes) {
+        throw tooLarge(href, this.#maxBodyBytes, false);
+      }
     } catch (err) {
       signal?.removeEventListener("abort", onAbort);
       conn.close();
@@ -187,7 +202,9 @@ export class HttpClient implements Transport {
       done(true);
       body = new ReadableStream({ start: (c) => c.close() });
     } else {
-      body = decodeContent(rawBodyStream(conn, framing, href, done), head.headers, href);
+      const raw = rawBodyStream(conn, framing, href, done);
+      body = decodeContent(raw, head.headers, href);
+      if (!stream) body = capBody(body, this.#maxBodyBytes, href, body !== raw);
     }
     return new ClientResponse(head.status, head.statusText, head.headers, body);
   }
