@@ -15,6 +15,7 @@ export type {
   WriteOptions,
 } from "./client_options.ts";
 export { objectKey, type PathParts, resourcePath, splitKey } from "./paths.ts";
+export { validateResourceRef } from "./paths.ts";
 export { noopRequestMetrics, type RequestMetrics, type RequestObservation } from "./request_metrics.ts";
 export * from "./resources.ts";
 export { TokenBucket } from "./token_bucket.ts";
