@@ -6,8 +6,7 @@ import { NodeTlsSocket } from "./node_tls_socket.ts";
 import {
   parseTrustAnchors,
   ServerCertificateError,
-  type TrustAnchors,
-  verifyServerCertificate,
+  ServerCertificateVerifier,
 } from "./server_certificate.ts";
 
 /**
@@ -31,7 +30,7 @@ import {
  */
 export class TlsConnector {
   readonly #tls: TlsOptions;
-  readonly #anchors: TrustAnchors | undefined;
+  readonly #verifier: ServerCertificateVerifier | undefined;
 
   /**
    * @throws {TypeError} when `tls.caCerts` holds something other than PEM certificates.
@@ -39,8 +38,8 @@ export class TlsConnector {
   constructor(tls: TlsOptions) {
     this.#tls = tls;
     const caCerts = tls.caCerts ?? [];
-    this.#anchors = caCerts.length > 0 && tls.insecureSkipVerify !== true
-      ? parseTrustAnchors(caCerts)
+    this.#verifier = caCerts.length > 0 && tls.insecureSkipVerify !== true
+      ? new ServerCertificateVerifier(parseTrustAnchors(caCerts))
       : undefined;
   }
 
@@ -49,7 +48,7 @@ export class TlsConnector {
     const tls = this.#tls;
     const serverName = tls.serverName ?? hostname;
     if (tls.insecureSkipVerify === true) return await connectNodeTls(hostname, port, tls, undefined);
-    if (this.#anchors !== undefined) return await connectNodeTls(hostname, port, tls, this.#anchors);
+    if (this.#verifier !== undefined) return await connectNodeTls(hostname, port, tls, this.#verifier);
     const withCert = tls.cert !== undefined && tls.key !== undefined;
     if (withCert && serverName !== hostname) {
       throw new ServerCertificateError(
@@ -95,12 +94,12 @@ async function startTlsNoDelay(hostname: string, port: number, serverName: strin
   }
 }
 
-/** `anchors` undefined means no verification at all (insecureSkipVerify). */
+/** `verifier` undefined means no verification at all (insecureSkipVerify). */
 function connectNodeTls(
   hostname: string,
   port: number,
   tls: TlsOptions,
-  anchors: TrustAnchors | undefined,
+  verifier: ServerCertificateVerifier | undefined,
 ): Promise<ByteSocket> {
   const verifyName = tls.serverName ?? hostname;
   const socket = nodeTls.connect({
@@ -113,7 +112,7 @@ function connectNodeTls(
     // refusal says exactly why (node:tls reports most failures as one opaque code).
     rejectUnauthorized: false,
     checkServerIdentity: () => undefined,
-    ...(anchors !== undefined && { ca: [...tls.caCerts!] }),
+    ...(verifier !== undefined && { ca: [...tls.caCerts!] }),
     ...(tls.cert !== undefined && { cert: tls.cert }),
     ...(tls.key !== undefined && { key: tls.key }),
   });
@@ -126,7 +125,7 @@ function connectNodeTls(
     socket.once("error", onError);
     socket.once("secureConnect", () => {
       socket.off("error", onError);
-      const refusal = anchors === undefined ? undefined : checkPeer(socket, anchors, verifyName);
+      const refusal = verifier === undefined ? undefined : checkPeer(socket, verifier, verifyName);
       if (refusal === undefined) {
         resolve(adapter);
       } else {
@@ -138,15 +137,19 @@ function connectNodeTls(
 }
 
 /** Our verdict on the peer's chain first (it says why), then node:tls's, which must agree. */
-function checkPeer(socket: nodeTls.TLSSocket, anchors: TrustAnchors, name: string): Error | undefined {
-  let chain: Uint8Array[];
+function checkPeer(
+  socket: nodeTls.TLSSocket,
+  verifier: ServerCertificateVerifier,
+  name: string,
+): Error | undefined {
+  let leaf: Uint8Array;
   try {
-    chain = presentedChain(socket);
+    leaf = rawOf(socket.getPeerCertificate(false));
   } catch (err) {
-    return new ServerCertificateError(`cannot read the server's certificates: ${(err as Error).message}`);
+    return new ServerCertificateError(`cannot read the server's certificate: ${(err as Error).message}`);
   }
   try {
-    verifyServerCertificate(chain, anchors, name, Date.now());
+    verifier.verify(leaf, () => presentedChain(socket), name, Date.now());
   } catch (err) {
     return err as Error;
   }
@@ -164,18 +167,30 @@ const MAX_CHAIN = 16;
  * The DER certificates node:tls reports, leaf first, following `issuerCertificate` (the ones the
  * server sent, then configured CAs node:tls matched *by name*: all are treated as untrusted
  * candidates). Stops at a self-reference or a repeat; a longer walk than MAX_CHAIN is refused.
+ * @throws {ServerCertificateError} when the chain cannot be read.
  */
 function presentedChain(socket: nodeTls.TLSSocket): Uint8Array[] {
-  const out: Uint8Array[] = [];
-  const seen = new Set<unknown>();
-  let cert: nodeTls.DetailedPeerCertificate | undefined = socket.getPeerCertificate(true);
-  while (cert !== undefined && cert !== null && !seen.has(cert) && cert.raw !== undefined) {
-    if (out.length === MAX_CHAIN) throw new Error(`more than ${MAX_CHAIN} certificates`);
-    seen.add(cert);
-    out.push(new Uint8Array(cert.raw.buffer, cert.raw.byteOffset, cert.raw.byteLength));
-    cert = cert.issuerCertificate;
+  try {
+    const out: Uint8Array[] = [];
+    const seen = new Set<unknown>();
+    let cert: nodeTls.DetailedPeerCertificate | undefined = socket.getPeerCertificate(true);
+    while (cert !== undefined && cert !== null && !seen.has(cert) && cert.raw !== undefined) {
+      if (out.length === MAX_CHAIN) throw new Error(`more than ${MAX_CHAIN} certificates`);
+      seen.add(cert);
+      out.push(rawOf(cert));
+      cert = cert.issuerCertificate;
+    }
+    return out;
+  } catch (err) {
+    throw new ServerCertificateError(`cannot read the server's certificates: ${(err as Error).message}`);
   }
-  return out;
+}
+
+/** The DER bytes of a certificate node:tls reports. */
+function rawOf(cert: nodeTls.PeerCertificate | undefined | null): Uint8Array {
+  const raw = cert?.raw;
+  if (raw === undefined || raw.byteLength === 0) throw new Error("the server presented no certificate");
+  return new Uint8Array(raw.buffer, raw.byteOffset, raw.byteLength);
 }
 
 // Deno (rustls) messages and node:tls error codes that mean the TLS layer refused the exchange.

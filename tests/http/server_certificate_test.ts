@@ -5,6 +5,7 @@ import { pemCertificates } from "../../lib/http/_certificate.ts";
 import {
   parseTrustAnchors,
   ServerCertificateError,
+  ServerCertificateVerifier,
   verifyServerCertificate,
 } from "../../lib/http/server_certificate.ts";
 import { trustFixture } from "./_chain_server.ts";
@@ -145,5 +146,41 @@ Deno.test("caCerts that hold no certificate, or a broken one, are a TypeError na
   assert.equal(
     parseTrustAnchors([trustFixture("ca.crt") + trustFixture("rsa-ca.crt")]).certificates.length,
     2,
+  );
+});
+
+Deno.test("the verifier remembers a verified leaf by its bytes, but still checks the name and the dates", () => {
+  const verifier = new ServerCertificateVerifier(anchors("ca.crt"));
+  const attempt = (chain: string[], name: string, now = NOW) => {
+    try {
+      const ders = chain.map(der);
+      verifier.verify(ders[0]!, () => ders, name, now);
+      return "ok";
+    } catch (err) {
+      assert.ok(err instanceof ServerCertificateError, String(err));
+      return err.message;
+    }
+  };
+  assert.equal(attempt(["chained.crt", "intermediate.crt"], "localhost"), "ok");
+  assert.equal(attempt(["chained.crt", "intermediate.crt"], "127.0.0.1"), "ok");
+  assert.match(
+    attempt(["chained.crt", "intermediate.crt"], "kube.internal"),
+    /not valid for the name "kube\.internal"/,
+  );
+  assert.match(
+    attempt(["chained.crt", "intermediate.crt"], "localhost", Date.UTC(2200, 0, 1)),
+    /expired or not valid yet/,
+  );
+  // Other bytes are verified afresh: a forgery of the same names does not ride on the remembered leaf.
+  assert.match(attempt(["forged-v3.crt"], "localhost"), /unknown authority/);
+  assert.match(attempt(["forged-v1.crt", "rogue-ca.crt"], "localhost"), /unknown authority/);
+  assert.equal(attempt(["chained.crt", "intermediate.crt"], "localhost"), "ok");
+  // A remembered leaf needs no chain; a chain that does not start with the leaf is refused.
+  assert.doesNotThrow(() =>
+    verifier.verify(der("chained.crt"), () => assert.fail("chain read"), "localhost", NOW)
+  );
+  assert.throws(
+    () => verifier.verify(der("localhost.crt"), () => [der("chained.crt")], "localhost", NOW),
+    /does not start with its certificate/,
   );
 });
