@@ -53,7 +53,8 @@ export interface ExecCredentialSourceOptions {
   origin?: { readonly file: string; readonly field: string };
   /**
    * Receives the plugin's stderr at debug level only: it may hold tokens or personal data, so it is
-   * never part of an error message. @default a logger that drops everything
+   * never part of an error message.
+   * @default {a logger that drops everything}
    */
   logger?: ConfigLogger;
 }
