@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { dockerInstructions } from "../_util/dockerfile.ts";
 
 const root = new URL("../../", import.meta.url);
 const dockerfile = await Deno.readTextFile(new URL("Dockerfile", root));
@@ -10,25 +11,13 @@ const pinnedDeno = (JSON.parse(await Deno.readTextFile(new URL(".tools/deno/pack
   dependencies: Record<string, string>;
 }).dependencies["deno"];
 
-/** Dockerfile instructions with continuation lines joined and comments dropped. */
-function instructions(text: string): { op: string; args: string }[] {
-  const joined = text.split("\n").filter((l) => !l.trimStart().startsWith("#")).join("\n").replace(
-    /\\\n/g,
-    " ",
-  );
-  return joined.split("\n").map((l) => l.trim()).filter((l) => l !== "").map((l) => {
-    const [op = "", ...rest] = l.split(/\s+/);
-    return { op: op.toUpperCase(), args: rest.join(" ") };
-  });
-}
-
 /** The permission flags of a deno command line, as a sorted list. */
 function permissionFlags(command: string): string[] {
   return command.split(/\s+/).filter((t) => /^(--allow-|--deny-|--ignore-env|-A$|--allow-all)/.test(t))
     .sort();
 }
 
-const steps = instructions(dockerfile);
+const steps = dockerInstructions(dockerfile);
 const froms = steps.filter((s) => s.op === "FROM").map((s) => s.args);
 const lastFrom = steps.findLastIndex((s) => s.op === "FROM");
 const runtime = steps.slice(lastFrom + 1);
