@@ -83,7 +83,8 @@ export interface LoadConfigOptions {
  * 2. $KUBECONFIG: a ':'-separated list, merged (first definition of a name wins, first
  *    current-context wins); missing files are skipped and empty entries ignored. When it is set,
  *    ~/.kube/config is not consulted, as in client-go;
- * 3. `<homeDir>/.kube/config`;
+ * 3. `<homeDir>/.kube/config` (skipped when missing, or when the program may not read it: Deno's
+ *    `NotCapable`; a path given by option or $KUBECONFIG that it may not read is an `Unreadable` error);
  * 4. the in-cluster service account, when KUBERNETES_SERVICE_HOST/PORT are set.
  * Then `context` picks the context and `master` replaces the server URL (with the in-cluster service
  * account it must be https:, so the token never travels in clear). Kubeconfigs that exist
@@ -107,7 +108,7 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Clust
   };
   if (options.kubeconfig) {
     const file = await readKubeconfig(options.kubeconfig, read);
-    if (!file) {
+    if (!file || file === "denied") {
       throw new ConfigError(`Cannot read kubeconfig "${options.kubeconfig}": the file does not exist`, {
         reason: "NotFound",
         file: options.kubeconfig,
@@ -119,9 +120,13 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Clust
   const list = [...new Set((env("KUBECONFIG") ?? "").split(":").filter((p) => p !== ""))];
   const paths = list.length > 0 ? list : homePath(options.homeDir ?? env("HOME"), tried);
   const files: KubeconfigFile[] = [];
+  let denied = false;
   for (const path of paths) {
-    const file = await readKubeconfig(path, read);
-    if (file) files.push(file);
+    // The home file is only a guess: a program whose read permission leaves it out (the shipped binary
+    // may read only the service-account directory) treats it as missing. Paths the user named still fail.
+    const file = await readKubeconfig(path, read, list.length === 0);
+    if (file === "denied") denied = true;
+    else if (file) files.push(file);
   }
   const usable = files.some((f) =>
     f.contexts.length + f.clusters.length + f.users.length > 0 || f.currentContext
@@ -131,7 +136,7 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Clust
   }
   if (paths.length > 0) {
     const names = paths.map((p) => `"${p}"`).join(", ");
-    const state = files.length > 0 ? "empty or missing" : "missing";
+    const state = denied ? "not permitted to read" : files.length > 0 ? "empty or missing" : "missing";
     tried.push(list.length > 0 ? `$KUBECONFIG=${names} (${state})` : `${names} (${state})`);
   }
   if (isInCluster(env)) {
@@ -185,13 +190,21 @@ function homePath(home: string | undefined, tried: string[]): string[] {
   return [];
 }
 
-/** Reads and parses one kubeconfig; undefined when it does not exist. */
-async function readKubeconfig(path: string, read: ReadTextFile): Promise<KubeconfigFile | undefined> {
+/**
+ * Reads and parses one kubeconfig; undefined when it does not exist, "denied" when `optional` and the
+ * program's permissions do not cover it.
+ */
+async function readKubeconfig(
+  path: string,
+  read: ReadTextFile,
+  optional = false,
+): Promise<KubeconfigFile | "denied" | undefined> {
   let text: string;
   try {
     text = await read(path);
   } catch (cause) {
     if (isNotFound(cause)) return undefined;
+    if (optional && cause instanceof Deno.errors.NotCapable) return "denied";
     throw new ConfigError(`Cannot read kubeconfig "${path}": ${messageOf(cause)}`, {
       reason: "Unreadable",
       file: path,

@@ -107,6 +107,45 @@ Deno.test("in-cluster config is the last resort", async () => {
   assert.deepEqual(await config.credentials.get(), { token: "sa-token" });
 });
 
+/** A file system whose read permission leaves out everything outside `allowed` (Deno's NotCapable). */
+function narrowedFs(files: Record<string, string>, allowed: string): MemFs {
+  const fs = new MemFs(files);
+  const read = fs.readTextFile;
+  fs.readTextFile = (path) => {
+    if (path.startsWith(`${allowed}/`)) return read(path);
+    fs.reads.push(path);
+    return Promise.reject(new Deno.errors.NotCapable(`Requires read access to "${path}"`));
+  };
+  return fs;
+}
+
+Deno.test("a home kubeconfig the program may not read is skipped, so in-cluster config still loads", async () => {
+  const fs = narrowedFs({ ...inClusterFiles, "/home/me/.kube/config": simpleKubeconfig() }, SA);
+  const config = await load(fs, { HOME: "/home/me", ...inClusterEnv });
+  assert.equal(config.source, "in-cluster");
+  assert.deepEqual(fs.reads.slice(0, 1), ["/home/me/.kube/config"]);
+  const error = await loadError(narrowedFs({}, SA), { HOME: "/home/me" });
+  assert.match(error.message, /"\/home\/me\/\.kube\/config" \(not permitted to read\)/);
+});
+
+Deno.test("a kubeconfig the user names but the program may not read is an error naming it", async () => {
+  const fs = narrowedFs({ ...inClusterFiles, "/etc/k/config": simpleKubeconfig() }, SA);
+  for (
+    const [env, options] of [
+      [inClusterEnv, { kubeconfig: "/etc/k/config" }],
+      [{ ...inClusterEnv, KUBECONFIG: "/etc/k/config" }, {}],
+    ] as const
+  ) {
+    const error = await loadError(fs, env, options);
+    assert.equal(error.reason, "Unreadable");
+    assert.equal(error.file, "/etc/k/config");
+    assert.equal(
+      error.message,
+      `Cannot read kubeconfig "/etc/k/config": Requires read access to "/etc/k/config"`,
+    );
+  }
+});
+
 Deno.test("an empty kubeconfig counts as absent and in-cluster is used", async () => {
   const fs = new MemFs({ ...inClusterFiles, "/home/me/.kube/config": "" });
   assert.equal((await load(fs, { HOME: "/home/me", ...inClusterEnv })).source, "in-cluster");

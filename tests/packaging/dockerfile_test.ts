@@ -1,4 +1,6 @@
 import assert from "node:assert/strict";
+import { DEFAULT_IN_CLUSTER_DIR } from "../../lib/config/mod.ts";
+import { dockerInstructions } from "../_util/dockerfile.ts";
 
 const root = new URL("../../", import.meta.url);
 const dockerfile = await Deno.readTextFile(new URL("Dockerfile", root));
@@ -10,25 +12,13 @@ const pinnedDeno = (JSON.parse(await Deno.readTextFile(new URL(".tools/deno/pack
   dependencies: Record<string, string>;
 }).dependencies["deno"];
 
-/** Dockerfile instructions with continuation lines joined and comments dropped. */
-function instructions(text: string): { op: string; args: string }[] {
-  const joined = text.split("\n").filter((l) => !l.trimStart().startsWith("#")).join("\n").replace(
-    /\\\n/g,
-    " ",
-  );
-  return joined.split("\n").map((l) => l.trim()).filter((l) => l !== "").map((l) => {
-    const [op = "", ...rest] = l.split(/\s+/);
-    return { op: op.toUpperCase(), args: rest.join(" ") };
-  });
-}
-
 /** The permission flags of a deno command line, as a sorted list. */
 function permissionFlags(command: string): string[] {
   return command.split(/\s+/).filter((t) => /^(--allow-|--deny-|--ignore-env|-A$|--allow-all)/.test(t))
     .sort();
 }
 
-const steps = instructions(dockerfile);
+const steps = dockerInstructions(dockerfile);
 const froms = steps.filter((s) => s.op === "FROM").map((s) => s.args);
 const lastFrom = steps.findLastIndex((s) => s.op === "FROM");
 const runtime = steps.slice(lastFrom + 1);
@@ -87,10 +77,14 @@ Deno.test("the build stage compiles through the compile task, with the lockfile 
   assert.match(denoJson.tasks["compile"] ?? "", /^deno compile --frozen /);
 });
 
-Deno.test("compile and start carry exactly the same permission flags, and compile:exec adds only --allow-run", () => {
+Deno.test("compile reads only the service-account directory; start and compile:exec read anywhere; otherwise the same permissions, and compile:exec adds --allow-run", () => {
+  const isRead = (f: string) => f === "--allow-read" || f.startsWith("--allow-read=");
   const compile = permissionFlags(denoJson.tasks["compile"] ?? "");
-  assert.deepEqual(permissionFlags(denoJson.tasks["start"] ?? ""), compile);
-  assert.deepEqual(permissionFlags(denoJson.tasks["compile:exec"] ?? ""), [...compile, "--allow-run"].sort());
+  const start = permissionFlags(denoJson.tasks["start"] ?? "");
+  assert.deepEqual(compile.filter(isRead), [`--allow-read=${DEFAULT_IN_CLUSTER_DIR}`]);
+  assert.deepEqual(start.filter(isRead), ["--allow-read"]);
+  assert.deepEqual(compile.filter((f) => !isRead(f)), start.filter((f) => !isRead(f)));
+  assert.deepEqual(permissionFlags(denoJson.tasks["compile:exec"] ?? ""), [...start, "--allow-run"].sort());
   assert.match(denoJson.tasks["start"] ?? "", /^deno run .* main\.ts$/);
 });
 
@@ -102,13 +96,14 @@ Deno.test("compile and start run with the same V8 flags (a capped young generati
   assert.deepEqual(v8(denoJson.tasks["compile:exec"] ?? ""), compile);
 });
 
-Deno.test("the baked-in permissions are narrow: no write, no run, no all, env limited to a list", () => {
+Deno.test("the baked-in permissions are narrow: no write, no run, no all, reads and env limited to lists", () => {
   const flags = permissionFlags(denoJson.tasks["compile"] ?? "");
   for (
     const forbidden of ["--allow-write", "--allow-run", "--allow-all", "-A", "--allow-ffi", "--allow-import"]
   ) {
     assert.equal(flags.some((f) => f === forbidden || f.startsWith(`${forbidden}=`)), false, forbidden);
   }
+  assert.equal(flags.includes("--allow-read"), false, "reads are limited to paths");
   const env = flags.find((f) => f.startsWith("--allow-env"));
   assert.deepEqual(env?.slice("--allow-env=".length).split(",").sort(), [
     "HOME",
