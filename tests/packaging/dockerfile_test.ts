@@ -77,11 +77,13 @@ Deno.test("the build stage compiles through the compile task, with the lockfile 
   assert.match(denoJson.tasks["compile"] ?? "", /^deno compile --frozen /);
 });
 
-Deno.test("compile reads only the service-account directory; start and compile:exec read anywhere; otherwise the same permissions, and compile:exec adds --allow-run", () => {
+Deno.test("compile reads only the service-account directory and the metrics certificate mount; start and compile:exec read anywhere; otherwise the same permissions, and compile:exec adds --allow-run", () => {
   const isRead = (f: string) => f === "--allow-read" || f.startsWith("--allow-read=");
   const compile = permissionFlags(denoJson.tasks["compile"] ?? "");
   const start = permissionFlags(denoJson.tasks["start"] ?? "");
-  assert.deepEqual(compile.filter(isRead), [`--allow-read=${DEFAULT_IN_CLUSTER_DIR}`]);
+  assert.deepEqual(compile.filter(isRead), [
+    `--allow-read=${DEFAULT_IN_CLUSTER_DIR},/var/run/secrets/kubeloop`,
+  ]);
   assert.deepEqual(start.filter(isRead), ["--allow-read"]);
   assert.deepEqual(compile.filter((f) => !isRead(f)), start.filter((f) => !isRead(f)));
   assert.deepEqual(permissionFlags(denoJson.tasks["compile:exec"] ?? ""), [...start, "--allow-run"].sort());

@@ -65,8 +65,8 @@ Deno.test("a Deployment env var the binary may not read is a divergence", () => 
 Deno.test("a compile task that may not read the service-account directory is a divergence", () => {
   const denoJson = replaced(
     sources.denoJson,
-    new RegExp(`--allow-read=${DEFAULT_IN_CLUSTER_DIR}`),
-    "--allow-read=/etc",
+    new RegExp(`--allow-read=${DEFAULT_IN_CLUSTER_DIR},`),
+    "--allow-read=/etc,",
   );
   assert.match(
     divergences(podSpecFrom({ ...sources, denoJson })).join("\n"),
@@ -145,15 +145,22 @@ Deno.test("digest pins, extra objects, annotations and reordered args are not di
 });
 
 Deno.test("--metrics-secure needs a ClusterRole granting get on /metrics for the rehearsal's scraper", () => {
-  const secure = withDeployment((d) => container(d).args.push("--metrics-secure"));
-  assert.match(divergences(podSpecFrom(secure)).join("\n"), /--metrics-secure is set, but no ClusterRole/);
-  const role = {
-    name: "metrics_reader.yaml",
-    text:
-      "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata: {name: kubeloop-metrics-reader}\n" +
-      "rules: [{nonResourceURLs: [/metrics], verbs: [get]}]\n",
+  assert.equal(podSpecFrom(sources).metricsReaderRole, "kubeloop-sample-controller-metrics-reader");
+  const withoutRole = {
+    ...sources,
+    manifests: sources.manifests.filter((m) => m.name !== "metrics_rbac.yaml"),
   };
-  const spec = podSpecFrom({ ...secure, manifests: [...secure.manifests, role] });
-  assert.equal(spec.metricsReaderRole, "kubeloop-metrics-reader");
-  assert.deepEqual(divergences(spec), []);
+  assert.match(
+    divergences(podSpecFrom(withoutRole)).join("\n"),
+    /--metrics-secure is set, but no ClusterRole/,
+  );
+});
+
+Deno.test("a --metrics-cert-path the binary may not read is a divergence; the documented mount is readable", () => {
+  const at = (path: string) =>
+    podSpecFrom(
+      withDeployment((d) => container(d).args = [...container(d).args ?? [], `--metrics-cert-path=${path}`]),
+    );
+  assert.match(divergences(at("/etc/certs")).join("\n"), /does not cover --metrics-cert-path=\/etc\/certs/);
+  assert.deepEqual(divergences(at("/var/run/secrets/kubeloop/metrics-certs")), []);
 });

@@ -42,6 +42,10 @@ export function divergences(spec: PodSpec): string[] {
       `the compile task's --allow-read does not cover the service-account directory ${DEFAULT_IN_CLUSTER_DIR}`,
     );
   }
+  const certPath = argValue(container.args, "metrics-cert-path");
+  if (certPath !== undefined && !covers(compile.readPaths, `${certPath.replace(/\/+$/, "")}/tls.crt`)) {
+    out.push(`the compile task's --allow-read does not cover --metrics-cert-path=${certPath}`);
+  }
   const needEnv = ["KUBERNETES_SERVICE_HOST", "KUBERNETES_SERVICE_PORT", ...container.env.map((e) => e.name)];
   for (const name of needEnv) {
     if (compile.envNames !== "all" && !compile.envNames.includes(name)) {
