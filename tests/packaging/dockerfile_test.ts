@@ -36,12 +36,12 @@ Deno.test("the build stage is the official Deno image at the version the project
   );
 });
 
-Deno.test("a digest, where a stage has one, is a full sha256 after the tag; the bump procedure is written down", () => {
+Deno.test("every stage is pinned by a full sha256 digest after its tag; the bump procedure is written down", () => {
   for (const from of froms) {
     const image = from.split(/\s+/)[0] ?? "";
     assert.match(
       image,
-      /^[a-z0-9./-]+:[A-Za-z0-9._-]+(@sha256:[0-9a-f]{64})?$/,
+      /^[a-z0-9./-]+:[A-Za-z0-9._-]+@sha256:[0-9a-f]{64}$/,
       `${image}: tag, then digest`,
     );
   }
