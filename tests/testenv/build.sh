@@ -7,12 +7,15 @@
 #   <cache>/kwok-<hash of kwok/go.mod, go.sum, Go version>/       kwok, kwok-stages.yaml
 #   <cache>/bin-<all three hashes>/                              links to all of them
 # Prints that last directory as the only line on stdout; progress goes to stderr.
+# KUBELOOP_K8S_VERSION picks the Kubernetes release (minor version): 1.37 (the default, pinned in this
+# module's go.mod) or 1.34 (pinned in k8s-1.34/go.mod). Both cache side by side.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 cd "$here"
 export GOWORK=off GOTOOLCHAIN=local CGO_ENABLED=0 GOFLAGS="-trimpath -buildvcs=false"
 
-kver="$(go list -m -f '{{.Version}}' k8s.io/kubernetes)"
+k8s_mod="$(bash hack/k8s-module.sh)"
+kver="$(cd "$k8s_mod" && go list -m -f '{{.Version}}' k8s.io/kubernetes)"
 minor="$(echo "$kver" | cut -d. -f2)"
 ldflags="-s -w -X k8s.io/component-base/version.gitVersion=${kver} -X k8s.io/component-base/version.gitMajor=1 \
 -X k8s.io/component-base/version.gitMinor=${minor} -X k8s.io/component-base/version.gitTreeState=clean \
@@ -21,7 +24,7 @@ ldflags="-s -w -X k8s.io/component-base/version.gitVersion=${kver} -X k8s.io/com
 -X k8s.io/client-go/pkg/version.gitMinor=${minor}"
 root="${KUBELOOP_TESTENV_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/kubeloop-testenv}"
 k8s_cmds="kube-apiserver kube-controller-manager kube-scheduler"
-k8s_key="$( { cat go.mod go.sum; go env GOVERSION; echo "$ldflags $k8s_cmds"; } | sha256sum | cut -c1-16)"
+k8s_key="$( { cat "$k8s_mod/go.mod" "$k8s_mod/go.sum"; go env GOVERSION; echo "$ldflags $k8s_cmds"; } | sha256sum | cut -c1-16)"
 kwok_key="$( { cat kwok/go.mod kwok/go.sum; go env GOVERSION; } | sha256sum | cut -c1-16)"
 env_key="$( { cat go.mod go.sum ./*.go; go env GOVERSION; } | sha256sum | cut -c1-16)"
 
@@ -47,6 +50,7 @@ build_into() {
 
 build_k8s() {
   echo "testenv: building Kubernetes ${kver} (${k8s_cmds// /, }); the first build takes a while" >&2
+  cd "$k8s_mod"
   go build -pgo=off -ldflags "$ldflags" -o "$tmp/kube-apiserver" k8s.io/kubernetes/cmd/kube-apiserver >&2
   go build -pgo=off -ldflags "$ldflags" -o "$tmp/kube-controller-manager" k8s.io/kubernetes/cmd/kube-controller-manager >&2
   go build -pgo=off -ldflags "$ldflags" -o "$tmp/kube-scheduler" k8s.io/kubernetes/cmd/kube-scheduler >&2
@@ -54,6 +58,7 @@ build_k8s() {
     echo "testenv: no kubectl >= 1.30 on PATH; building kubectl ${kver}" >&2
     go build -pgo=off -ldflags "$ldflags" -o "$tmp/kubectl" k8s.io/kubernetes/cmd/kubectl >&2
   fi
+  cd "$here"
 }
 
 # KWOK simulates the nodes and the kubelets: its own module, because it pins other k8s.io versions.
