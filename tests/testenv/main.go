@@ -151,13 +151,13 @@ func run(dir, binDir string, withKCM bool, printFmt string, stdinEOF bool, logFi
 	}
 
 	if withKCM {
-		kcm, err := startChild(ctx, filepath.Join(binDir, "kube-controller-manager"), p("kube-controller-manager.log"), []string{
+		kcm, err := startChild(ctx, filepath.Join(binDir, "kube-controller-manager"), p("kube-controller-manager.log"), append([]string{
 			"--kubeconfig=" + kubeconfig,
 			"--controllers=" + wl.kcmControllers(),
 			"--leader-elect=false",
 			"--secure-port=0",
 			"--v=1",
-		})
+		}, wl.clientArgs()...))
 		if err != nil {
 			return err
 		}

@@ -44,13 +44,13 @@ func requireBinaries(binDir string, names ...string) error {
 // startScheduler runs kube-scheduler without leader election. It serves /readyz on a free
 // loopback port with the apiserver's certificate (signed by the test CA, valid for 127.0.0.1), so
 // the admin client can check it; that path needs no authorization.
-func startScheduler(ctx context.Context, binDir, dir, kubeconfig string) (*child, string, error) {
+func startScheduler(ctx context.Context, binDir, dir, kubeconfig string, extraArgs []string) (*child, string, error) {
 	port, err := freePort()
 	if err != nil {
 		return nil, "", err
 	}
 	p := func(name string) string { return filepath.Join(dir, name) }
-	c, err := startChild(ctx, filepath.Join(binDir, "kube-scheduler"), p("kube-scheduler.log"), []string{
+	c, err := startChild(ctx, filepath.Join(binDir, "kube-scheduler"), p("kube-scheduler.log"), append([]string{
 		"--kubeconfig=" + kubeconfig,
 		"--leader-elect=false",
 		"--bind-address=127.0.0.1",
@@ -58,7 +58,7 @@ func startScheduler(ctx context.Context, binDir, dir, kubeconfig string) (*child
 		"--tls-cert-file=" + p("apiserver.crt"),
 		"--tls-private-key-file=" + p("apiserver.key"),
 		"--v=1",
-	})
+	}, extraArgs...))
 	if err != nil {
 		return nil, "", err
 	}
@@ -205,14 +205,25 @@ func nodeReady(ctx context.Context, c *http.Client, server, name string) (bool, 
 
 // workloadOptions are the command-line switches for scheduling and simulated nodes.
 type workloadOptions struct {
-	enabled bool
-	nodes   int
+	enabled      bool
+	nodes        int
+	unlimitedQPS bool
 }
 
 func (o *workloadOptions) register(fs *flag.FlagSet) {
 	fs.BoolVar(&o.enabled, "workloads", true, "make workloads run: kube-scheduler, KWOK's simulated nodes and pods, "+
 		"and (with -controller-manager) the deployment and replicaset controllers")
 	fs.IntVar(&o.nodes, "nodes", 3, "number of simulated nodes (with -workloads)")
+	fs.BoolVar(&o.unlimitedQPS, "unlimited-qps", false, "lift the client-side rate limits of kube-controller-manager "+
+		"(20 requests/s by default) and kube-scheduler (50/s), so scale tests measure more than those limits")
+}
+
+// clientArgs are the rate-limit flags kube-controller-manager and kube-scheduler both take.
+func (o *workloadOptions) clientArgs() []string {
+	if !o.unlimitedQPS {
+		return nil
+	}
+	return []string{"--kube-api-qps=5000", "--kube-api-burst=10000"}
 }
 
 // kcmControllers is the kube-controller-manager --controllers list.
@@ -242,7 +253,7 @@ func startWorkloads(ctx context.Context, o workloadOptions, binDir, dir, kubecon
 	}
 	w := &workloads{}
 	var err error
-	if w.scheduler, w.readyz, err = startScheduler(ctx, binDir, dir, kubeconfig); err != nil {
+	if w.scheduler, w.readyz, err = startScheduler(ctx, binDir, dir, kubeconfig, o.clientArgs()); err != nil {
 		return nil, err
 	}
 	if w.kwok, err = startKWOK(ctx, binDir, dir, kubeconfig); err != nil {
