@@ -213,9 +213,10 @@ async function scenario(n: number, defaultLimits: boolean): Promise<ScaleResult>
 function table(results: ScaleResult[]): string {
   const f1 = (x: number) => x.toFixed(1);
   const rows = [
-    "| Foos | Pods | until all Ready (s) | RSS idle before (MiB) | RSS peak (MiB) | RSS idle after (MiB) | " +
-    "CPU during burst (s, % of one core) | CPU idle after (%) | API requests per Foo (by method) |",
-    "|---:|---:|---:|---:|---:|---:|---:|---:|---|",
+    "RSS in MiB; CPU as seconds used (and % of one core) during the burst, % of one core when idle afterwards.",
+    "",
+    "| Foos | Pods | all Ready (s) | RSS before | RSS peak | RSS after | CPU burst | CPU after | requests per Foo |",
+    "|---:|---:|---:|---:|---:|---:|---|---:|---|",
   ];
   for (const r of results) {
     const methods = Object.entries(r.requestsByMethod).filter(([, v]) => v > 0)
@@ -225,7 +226,7 @@ function table(results: ScaleResult[]): string {
         f1(r.burst.peakRssMiB)
       } | ` +
         `${f1(r.idleAfter.rssMiB)} | ${f1(r.burst.cpuSeconds)} (${f1(r.burst.cpuPercent)} %) | ` +
-        `${f1(r.idleAfter.cpuPercent)} | ${r.requestsPerFoo.toFixed(2)} (${methods}) |`,
+        `${f1(r.idleAfter.cpuPercent)} % | ${r.requestsPerFoo.toFixed(2)} (${methods}) |`,
     );
   }
   return rows.join("\n");
