@@ -1,5 +1,6 @@
 /**
- * One real control plane (etcd + kube-apiserver + kube-controller-manager) per test run, shared by
+ * One real control plane (etcd + kube-apiserver + kube-controller-manager + kube-scheduler, with nodes and
+ * Pods simulated by KWOK) per test run, shared by
  * every integration and end-to-end test that imports this module. Tests isolate themselves with a
  * fresh namespace each (`createNamespace`).
  *
@@ -10,37 +11,10 @@
  * testenv watches its stdin and shuts everything down when the pipe closes.
  */
 import { join } from "node:path";
+import { startTestEnvProcess, type TestEnv } from "./testenv_process.ts";
 
-/** Where the running control plane is. */
-export interface TestEnv {
-  /** https://127.0.0.1:<port> */
-  readonly server: string;
-  /** Admin kubeconfig (client certificate in group system:masters), with *-data fields. */
-  readonly kubeconfig: string;
-  /** State directory: ca.crt, ca.key, admin.crt/.key, component logs. */
-  readonly dir: string;
-  /** Test-only control endpoint: POST /compact, POST /mint. */
-  readonly control: string;
-  /** Directory with kube-apiserver, kube-controller-manager, kubectl, testenv. */
-  readonly binDir: string;
-  /** The kubectl to use (>= 1.30). */
-  readonly kubectl: string;
-}
-
-async function buildOrFind(): Promise<string> {
-  const fromEnv = Deno.env.get("KUBELOOP_TESTENV_BIN");
-  if (fromEnv) return fromEnv;
-  const script = new URL("../testenv/build.sh", import.meta.url).pathname;
-  // Progress (what is built, elapsed time, where the cache lives) goes straight to our stderr.
-  const out = await new Deno.Command("bash", { args: [script], stdout: "piped", stderr: "inherit" }).output();
-  if (!out.success) {
-    throw new Error(`Cannot build the local control plane: bash ${script} exited ${out.code}`);
-  }
-  const lines = new TextDecoder().decode(out.stdout).trim().split("\n");
-  const bin = lines.at(-1);
-  if (!bin) throw new Error("tests/testenv/build.sh printed no binary directory");
-  return bin;
-}
+export type { OwnedTestEnv, TestEnv } from "./testenv_process.ts";
+export { startOwnedTestEnv } from "./testenv_process.ts";
 
 /** The ready line of a control plane that tests/run.sh started for the whole run. */
 async function attach(path: string): Promise<TestEnv> {
@@ -53,38 +27,17 @@ async function attach(path: string): Promise<TestEnv> {
   return { ...info, binDir, kubectl: join(binDir, "kubectl") };
 }
 
-async function start(): Promise<TestEnv> {
+async function startShared(): Promise<TestEnv> {
   const shared = Deno.env.get("KUBELOOP_TESTENV_ATTACH");
   if (shared) return await attach(shared);
-  const binDir = await buildOrFind();
-  const child = new Deno.Command(join(binDir, "testenv"), {
-    args: ["-print=json", "-exit-on-stdin-eof", "-log-file=/dev/null", `-bin=${binDir}`],
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
+  const { env, child } = await startTestEnvProcess();
   // The process must not keep the test runner alive; closing our end of stdin at exit stops it.
   child.unref();
-  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  let buffered = "";
-  while (!buffered.includes("\n")) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    buffered += value;
-  }
-  reader.releaseLock();
-  const line = buffered.split("\n")[0]?.trim() ?? "";
-  if (!line.startsWith("{")) {
-    const err = await new Response(child.stderr).text();
-    throw new Error(`The local control plane did not start:\n${err.slice(-4000)}`);
-  }
-  await child.stderr.cancel();
-  const info = JSON.parse(line) as { server: string; kubeconfig: string; dir: string; control: string };
-  return { ...info, binDir, kubectl: join(binDir, "kubectl") };
+  return env;
 }
 
 /** The shared control plane of this test run. */
-export const testEnv: TestEnv = await start();
+export const testEnv: TestEnv = await startShared();
 
 /** Output of a finished command. */
 export interface CommandResult {

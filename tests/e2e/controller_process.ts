@@ -3,31 +3,11 @@ import { connect } from "node:tls";
 import { kubectlOk, testEnv } from "../_util/testenv.ts";
 import { captureOutput } from "../_util/captured_output.ts";
 import { metricsScraperToken } from "../_util/sample_controller.ts";
+import { freePort, startTaskFlags } from "../_util/start_task.ts";
 
 const root = new URL("../../", import.meta.url).pathname;
 
-/**
- * The permission and V8 flags of deno.json's "start" task (the packaging tests prove them equal to
- * "compile"'s), so tests run main.ts exactly as the shipped binary runs.
- */
-export async function startTaskFlags(): Promise<string[]> {
-  const config = JSON.parse(await Deno.readTextFile(join(root, "deno.json"))) as {
-    tasks: Record<string, string>;
-  };
-  const words = (config.tasks["start"] ?? "").split(/\s+/);
-  return words.filter((w) =>
-    w.startsWith("--allow-") || w.startsWith("--ignore-env") || w.startsWith("--deny-") ||
-    w.startsWith("--v8-flags")
-  );
-}
-
-/** A free TCP port on 127.0.0.1. */
-export function freePort(): number {
-  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const { port } = listener.addr as Deno.NetAddr;
-  listener.close();
-  return port;
-}
+export { freePort, startTaskFlags } from "../_util/start_task.ts";
 
 /** The controller running as a subprocess "in-cluster": service env + a service-account directory. */
 export interface ControllerProcess extends AsyncDisposable {

@@ -1,20 +1,25 @@
 #!/usr/bin/env bash
 # Builds the local control plane from the Go modules pinned in go.mod and caches the binaries
 # outside the repository, keyed by a hash of their inputs, so a warm start builds nothing:
-#   <cache>/k8s-<hash of go.mod, go.sum, Go version, ldflags>/  kube-apiserver, kube-controller-manager[, kubectl]
+#   <cache>/k8s-<hash of go.mod, go.sum, Go version, ldflags>/  kube-apiserver, kube-controller-manager,
+#                                                                kube-scheduler[, kubectl]
 #   <cache>/testenv-<hash of the testenv sources>/                testenv
+#   <cache>/kwok-<hash of kwok/go.mod, go.sum, Go version>/       kwok, kwok-stages.yaml
 #   <cache>/metrics-check-<hash of metrics_check/>/              metrics-check (see metrics_check/main.go)
-#   <cache>/bin-<both hashes>/                                   links to all of them
+#   <cache>/bin-<k8s, testenv and kwok hashes>/                  links to all of them
 # Prints that last directory as the only line on stdout; progress goes to stderr: what is built,
 # where the cache lives, and a line at least every 30 s while it builds (KUBELOOP_PROGRESS_SECONDS: 20).
 #   bash build.sh                  everything
 #   bash build.sh metrics-check    only the metrics checker; prints the path of the binary
+# KUBELOOP_K8S_VERSION picks the Kubernetes release (minor version): 1.37 (the default, pinned in this
+# module's go.mod) or 1.34 (pinned in k8s-1.34/go.mod). Both cache side by side.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 cd "$here"
 export GOWORK=off GOTOOLCHAIN=local CGO_ENABLED=0 GOFLAGS="-trimpath -buildvcs=false"
 
-kver="$(go list -m -f '{{.Version}}' k8s.io/kubernetes)"
+k8s_mod="$(bash hack/k8s-module.sh)"
+kver="$(cd "$k8s_mod" && go list -m -f '{{.Version}}' k8s.io/kubernetes)"
 minor="$(echo "$kver" | cut -d. -f2)"
 ldflags="-s -w -X k8s.io/component-base/version.gitVersion=${kver} -X k8s.io/component-base/version.gitMajor=1 \
 -X k8s.io/component-base/version.gitMinor=${minor} -X k8s.io/component-base/version.gitTreeState=clean \
@@ -23,7 +28,9 @@ ldflags="-s -w -X k8s.io/component-base/version.gitVersion=${kver} -X k8s.io/com
 -X k8s.io/client-go/pkg/version.gitMinor=${minor}"
 root="${KUBELOOP_TESTENV_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/kubeloop-testenv}"
 mkdir -p "$root" && root="$(cd "$root" && pwd)"
-k8s_key="$( { cat go.mod go.sum; go env GOVERSION; echo "$ldflags"; } | sha256sum | cut -c1-16)"
+k8s_cmds="kube-apiserver kube-controller-manager kube-scheduler"
+k8s_key="$( { cat "$k8s_mod/go.mod" "$k8s_mod/go.sum"; go env GOVERSION; echo "$ldflags $k8s_cmds"; } | sha256sum | cut -c1-16)"
+kwok_key="$( { cat kwok/go.mod kwok/go.sum; go env GOVERSION; } | sha256sum | cut -c1-16)"
 env_key="$( { cat go.mod go.sum ./*.go; go env GOVERSION; } | sha256sum | cut -c1-16)"
 metrics_key="$( { cat metrics_check/go.mod metrics_check/go.sum metrics_check/*.go; go env GOVERSION; } \
   | sha256sum | cut -c1-16)"
@@ -82,14 +89,35 @@ go_build() {
 }
 
 build_k8s() {
-  echo "testenv: building Kubernetes ${kver} (kube-apiserver, kube-controller-manager); the first build takes a while" >&2
+  echo "testenv: building Kubernetes ${kver} (${k8s_cmds// /, }); the first build takes a while" >&2
+  cd "$k8s_mod"
   go_build kube-apiserver -pgo=off -ldflags "$ldflags" -o "$tmp/kube-apiserver" k8s.io/kubernetes/cmd/kube-apiserver
   go_build kube-controller-manager -pgo=off -ldflags "$ldflags" -o "$tmp/kube-controller-manager" \
     k8s.io/kubernetes/cmd/kube-controller-manager
+  go_build kube-scheduler -pgo=off -ldflags "$ldflags" -o "$tmp/kube-scheduler" k8s.io/kubernetes/cmd/kube-scheduler
   if ! command -v kubectl >/dev/null 2>&1 || ! kubectl_ok "$(command -v kubectl)"; then
     echo "testenv: no kubectl >= 1.30 on PATH; building kubectl ${kver}" >&2
     go_build kubectl -pgo=off -ldflags "$ldflags" -o "$tmp/kubectl" k8s.io/kubernetes/cmd/kubectl
   fi
+  cd "$here"
+}
+
+# KWOK simulates the nodes and the kubelets: its own module, because it pins other k8s.io versions.
+build_kwok() {
+  cd kwok
+  local ver dir
+  ver="$(go list -m -f '{{.Version}}' sigs.k8s.io/kwok)"
+  echo "testenv: building KWOK ${ver} (simulated nodes and pods)" >&2
+  go_build kwok -ldflags "-s -w" -o "$tmp/kwok" sigs.k8s.io/kwok/cmd/kwok
+  # KWOK's own "fast" stages as the module ships them: nodes turn Ready, pods turn Running and Ready
+  # (Job pods complete), deleted pods go away.
+  dir="$(go list -m -f '{{.Dir}}' sigs.k8s.io/kwok)/kustomize/stage"
+  for f in node/fast/node-initialize.yaml pod/fast/pod-ready.yaml pod/fast/pod-complete.yaml \
+    pod/fast/pod-delete.yaml; do
+    echo "---"
+    cat "$dir/$f"
+  done >"$tmp/kwok-stages.yaml"
+  cd "$here"
 }
 
 build_testenv() {
@@ -109,10 +137,12 @@ if [ "${1:-}" = "metrics-check" ]; then
 fi
 build_into "$root/testenv-$env_key" build_testenv
 build_into "$root/k8s-$k8s_key" build_k8s
+build_into "$root/kwok-$kwok_key" build_kwok
 
-bin="$root/bin-$k8s_key-$env_key"
+bin="$root/bin-$k8s_key-$env_key-$kwok_key"
 mkdir -p "$bin"
-for f in kube-apiserver kube-controller-manager; do ln -sfn "$root/k8s-$k8s_key/$f" "$bin/$f"; done
+for f in $k8s_cmds; do ln -sfn "$root/k8s-$k8s_key/$f" "$bin/$f"; done
+for f in kwok kwok-stages.yaml; do ln -sfn "$root/kwok-$kwok_key/$f" "$bin/$f"; done
 ln -sfn "$root/testenv-$env_key/testenv" "$bin/testenv"
 ln -sfn "$root/metrics-check-$metrics_key/metrics-check" "$bin/metrics-check"
 if [ -x "$root/k8s-$k8s_key/kubectl" ]; then

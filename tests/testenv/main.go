@@ -1,7 +1,10 @@
 // Command testenv runs a real, local Kubernetes control plane for kubeloop's
 // integration tests: embedded etcd, kube-apiserver and (optionally) a
 // kube-controller-manager limited to the garbage-collector, namespace and
-// serviceaccount controllers. Everything listens on 127.0.0.1 only.
+// serviceaccount controllers. With -workloads (the default) the
+// deployment and replicaset controllers, kube-scheduler and KWOK's simulated
+// nodes join them, so Pods run without a container runtime (workloads.go).
+// Everything listens on 127.0.0.1 only.
 //
 // Once ready it prints one line on stdout (JSON by default, or
 // KUBECONFIG=<path> with -print=env) and runs until SIGINT/SIGTERM, or until
@@ -38,8 +41,12 @@ func main() {
 	printFmt := flag.String("print", "json", "ready line format: json or env")
 	stdinEOF := flag.Bool("exit-on-stdin-eof", false, "stop when standard input is closed")
 	logFile := flag.String("log-file", "", "once ready, send testenv's own log lines here instead of stderr")
+	var apiserverArgs stringList
+	flag.Var(&apiserverArgs, "apiserver-arg", "extra kube-apiserver flag, e.g. -apiserver-arg=--feature-gates=WatchList=false (repeatable)")
+	var wl workloadOptions
+	wl.register(flag.CommandLine)
 	flag.Parse()
-	if err := run(*dir, *binDir, *withKCM, *printFmt, *stdinEOF, *logFile); err != nil {
+	if err := run(*dir, *binDir, *withKCM, *printFmt, *stdinEOF, *logFile, wl, apiserverArgs); err != nil {
 		fmt.Fprintln(os.Stderr, "testenv:", err)
 		os.Exit(1)
 	}
@@ -49,7 +56,7 @@ func logf(format string, args ...any) {
 	fmt.Fprintf(os.Stderr, "testenv: "+format+"\n", args...)
 }
 
-func run(dir, binDir string, withKCM bool, printFmt string, stdinEOF bool, logFile string) error {
+func run(dir, binDir string, withKCM bool, printFmt string, stdinEOF bool, logFile string, wl workloadOptions, apiserverArgs []string) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if stdinEOF {
@@ -94,7 +101,7 @@ func run(dir, binDir string, withKCM bool, printFmt string, stdinEOF bool, logFi
 		return err
 	}
 	server := "https://127.0.0.1:" + strconv.Itoa(port)
-	apiserver, err := startChild(ctx, filepath.Join(binDir, "kube-apiserver"), p("kube-apiserver.log"), []string{
+	apiserver, err := startChild(ctx, filepath.Join(binDir, "kube-apiserver"), p("kube-apiserver.log"), append([]string{
 		"--advertise-address=127.0.0.1",
 		"--bind-address=127.0.0.1",
 		"--secure-port=" + strconv.Itoa(port),
@@ -107,12 +114,14 @@ func run(dir, binDir string, withKCM bool, printFmt string, stdinEOF bool, logFi
 		"--authorization-mode=RBAC",
 		"--service-cluster-ip-range=10.0.0.0/24",
 		"--etcd-servers=" + etcdURL,
-		"--disable-admission-plugins=ServiceAccount",
+		// TaintNodesByCondition would taint new Nodes not-ready until the node-lifecycle controller,
+		// which does not run here, lifts it: simulated Nodes would never take Pods.
+		"--disable-admission-plugins=ServiceAccount,TaintNodesByCondition",
 		"--endpoint-reconciler-type=none",
 		"--allow-privileged=true",
 		"--cert-dir=" + p("apiserver-certs"),
 		"--v=1",
-	})
+	}, apiserverArgs...))
 	if err != nil {
 		return err
 	}
@@ -133,14 +142,22 @@ func run(dir, binDir string, withKCM bool, printFmt string, stdinEOF bool, logFi
 		return err
 	}
 
+	var work *workloads
+	if wl.enabled {
+		if work, err = startWorkloads(ctx, wl, binDir, dir, kubeconfig, server, client); err != nil {
+			return err
+		}
+		defer work.stop()
+	}
+
 	if withKCM {
-		kcm, err := startChild(ctx, filepath.Join(binDir, "kube-controller-manager"), p("kube-controller-manager.log"), []string{
+		kcm, err := startChild(ctx, filepath.Join(binDir, "kube-controller-manager"), p("kube-controller-manager.log"), append([]string{
 			"--kubeconfig=" + kubeconfig,
-			"--controllers=garbage-collector-controller,namespace-controller,serviceaccount-controller",
+			"--controllers=" + wl.kcmControllers(),
 			"--leader-elect=false",
 			"--secure-port=0",
 			"--v=1",
-		})
+		}, wl.clientArgs()...))
 		if err != nil {
 			return err
 		}
@@ -150,6 +167,12 @@ func run(dir, binDir string, withKCM bool, printFmt string, stdinEOF bool, logFi
 			return fmt.Errorf("kube-controller-manager: %w (log: %s)", err, p("kube-controller-manager.log"))
 		}
 		logf("kube-controller-manager ready after %v", time.Since(started).Round(time.Millisecond))
+	}
+	if work != nil {
+		if err := work.waitReady(ctx, client, server, dir); err != nil {
+			return err
+		}
+		logf("kube-scheduler and %d simulated nodes ready after %v", len(work.nodes), time.Since(started).Round(time.Millisecond))
 	}
 
 	control, stopControl, err := serveControl(keys.ca, etcdURL)
@@ -194,6 +217,11 @@ type child struct {
 }
 
 func startChild(ctx context.Context, bin, logPath string, args []string) (*child, error) {
+	return startChildEnv(ctx, bin, logPath, args, nil)
+}
+
+// startChildEnv is startChild with extra environment variables on top of testenv's own.
+func startChildEnv(ctx context.Context, bin, logPath string, args, env []string) (*child, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -203,6 +231,9 @@ func startChild(ctx context.Context, bin, logPath string, args []string) (*child
 	}
 	cmd := exec.Command(bin, args...)
 	cmd.Stdout, cmd.Stderr = logFile, logFile
+	if env != nil {
+		cmd.Env = append(os.Environ(), env...)
+	}
 	// Best effort: if testenv dies hard, the kernel stops the child too.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	if err := cmd.Start(); err != nil {
