@@ -1,12 +1,13 @@
 import type { KubeObject, ResourceRef } from "../client/types.ts";
 import { type Logger, noopLogger } from "../observe/types.ts";
 import { type Clock, systemClock, type Timer } from "../time/clock.ts";
-import { Backoff, type BackoffOptions, withBackoff } from "../watch/backoff.ts";
+import { type BackoffOptions, withBackoff } from "../watch/backoff.ts";
 import type { ListWatcher } from "../watch/list_watcher.ts";
 import { WatchDecodeError } from "../watch/watch_decode_error.ts";
 import { watcher, type WatcherOptions } from "../watch/watcher.ts";
 import type { WatcherEvent } from "../watch/watcher_event.ts";
 import { changeStream } from "./_change_stream.ts";
+import { RetryPolicy } from "./_retry_policy.ts";
 import { type InformerMetrics, noopInformerMetrics } from "./informer_metrics.ts";
 import { IndexedStore, type Indexers, type Store } from "./store.ts";
 import { type StoreChange, StoreWriter } from "./store_writer.ts";
@@ -20,6 +21,12 @@ export interface InformerHandler<T extends KubeObject> {
   onUpdate?(oldObject: T, newObject: T): void | Promise<void>;
   /** A deleted object; see `StoreChange` for `finalStateUnknown`. */
   onDelete?(object: T, info: { finalStateUnknown: boolean }): void | Promise<void>;
+  /**
+   * The informer reached the API server again after failing (a list or watch succeeded). Changes
+   * missed meanwhile arrive as usual; this says that work which failed while the server was away may
+   * be retried now.
+   */
+  onRecovered?(): void;
 }
 
 /** Options of {@linkcode Informer}: the watcher's, plus caching and delivery. */
@@ -40,6 +47,13 @@ export interface InformerOptions<T extends KubeObject> extends Omit<WatcherOptio
   readonly resyncPeriodMs?: number;
   /** Watch retry policy. @default {{ initialMs: 800, maxMs: 30000, factor: 2, resetAfterMs: 120000 }} */
   readonly backoff?: Omit<BackoffOptions, "clock" | "random">;
+  /**
+   * Largest retry delay while the API server cannot be reached (refused or reset connections,
+   * timeouts, 5xx, 429): about one attempt per this many ms while it is down, and a current cache
+   * within that long after it is back. Other failures back off up to `backoff.maxMs`.
+   * @default {4000}
+   */
+  readonly reconnectMaxMs?: number;
   /** Metric hooks. @default {noopInformerMetrics} */
   readonly metrics?: InformerMetrics;
 }
@@ -52,8 +66,10 @@ type Listener<T extends KubeObject> = (change: StoreChange<T>) => void;
  *
  * Guarantees: the store is swapped atomically after each full list; `ready()` resolves after the
  * first one; handlers run synchronously in event order and a failing handler affects nobody else;
- * `run()` retries watch failures with backoff forever, logging them with the resource name, and
- * resolves (never rejects) when its signal aborts. Objects are shared with the store: never mutate.
+ * `run()` retries watch failures with backoff forever (at most `reconnectMaxMs` apart while the
+ * server is unreachable), logging them with the resource name, tells subscribers (`onRecovered`)
+ * when it reaches the server again, and resolves (never rejects) when its signal aborts. Objects are
+ * shared with the store: never mutate.
  */
 export class Informer<T extends KubeObject = KubeObject> {
   /** The cache; read-only for everyone but this informer. */
@@ -63,6 +79,7 @@ export class Informer<T extends KubeObject = KubeObject> {
   readonly #options: InformerOptions<T>;
   readonly #writer: StoreWriter<T>;
   readonly #listeners = new Set<Listener<T>>();
+  readonly #recoveryListeners = new Set<() => void>();
   readonly #logger: Logger;
   readonly #clock: Clock;
   readonly #metrics: InformerMetrics;
@@ -103,7 +120,12 @@ export class Informer<T extends KubeObject = KubeObject> {
       for (const object of this.store.list()) listener({ type: "add", object });
     }
     this.#listeners.add(listener);
-    return () => void this.#listeners.delete(listener);
+    const recovered = handler.onRecovered?.bind(handler);
+    if (recovered) this.#recoveryListeners.add(recovered);
+    return () => {
+      this.#listeners.delete(listener);
+      if (recovered) this.#recoveryListeners.delete(recovered);
+    };
   }
 
   /** The changes from now on as an async iterable (unbounded buffer); ends when `signal` aborts. */
@@ -122,6 +144,7 @@ export class Informer<T extends KubeObject = KubeObject> {
     const o = this.#options;
     const metrics = this.#metrics;
     const resource = this.#resource;
+    let failing = false;
     const source = watcher<T>(this.#client, this.#ref, {
       ...o,
       logger: this.#logger,
@@ -132,14 +155,24 @@ export class Informer<T extends KubeObject = KubeObject> {
           metrics.eventReceived(resource, type);
           metrics.lastEventTimestamp(resource, this.#clock.now());
         },
+        onConnected: () => {
+          if (!failing) return;
+          failing = false;
+          this.#recovered();
+        },
       },
     });
+    const policy = new RetryPolicy(
+      { ...o.backoff, clock: this.#clock, ...(o.random ? { random: o.random } : {}) },
+      o.reconnectMaxMs ?? 4000,
+    );
     const events = withBackoff(source, {
       signal,
       clock: this.#clock,
       logger: this.#logger,
-      backoff: new Backoff({ ...o.backoff, clock: this.#clock, ...(o.random ? { random: o.random } : {}) }),
+      delayFor: (error) => policy.delayFor(error),
       onError: (error) => {
+        failing = true;
         metrics.watchError(resource);
         if (error instanceof WatchDecodeError) metrics.decodeError(resource);
       },
@@ -153,6 +186,17 @@ export class Informer<T extends KubeObject = KubeObject> {
     } finally {
       resync?.cancel();
       this.#running = false;
+    }
+  }
+
+  #recovered(): void {
+    this.#logger.info("Reached the API server again");
+    for (const listener of this.#recoveryListeners) {
+      try {
+        listener();
+      } catch (error) {
+        this.#logger.error("Informer handler failed", { change: "recovered", error: String(error) });
+      }
     }
   }
 

@@ -26,6 +26,8 @@ export interface WatcherHooks {
   onWatch?(options: WatchOptions): void;
   /** A wire event was decoded. */
   onWireEvent?(type: WatchEventType): void;
+  /** A list page or a watch request was answered with success: the server is reachable. */
+  onConnected?(): void;
 }
 
 /** Options of {@linkcode watcher}. */
@@ -139,7 +141,9 @@ export async function* watcher<T extends KubeObject = KubeObject>(
         };
         hooks.onList?.(opts);
         try {
-          return { kind: "listed", list: await client.list<T>(ref, opts) };
+          const list = await client.list<T>(ref, opts);
+          hooks.onConnected?.();
+          return { kind: "listed", list };
         } catch (error) {
           return { kind: "listFailed", error };
         }
@@ -164,6 +168,7 @@ export async function* watcher<T extends KubeObject = KubeObject>(
           const decoder = new WatchEventDecoder<T>(definedOnly({ maxLineBytes: options.maxLineBytes }));
           stream = new WatchStreamReader(body, decoder, { clock, idleMs });
           if (signal?.aborted) await stream.close();
+          hooks.onConnected?.();
           return { kind: "watchOpened" };
         } catch (error) {
           return { kind: "watchFailed", error };
