@@ -61,6 +61,8 @@ export interface InformerHandlerLike<T> {
   onUpdate?(oldObj: T, newObj: T): void;
   /** An object disappeared. */
   onDelete?(obj: T, info?: { finalStateUnknown: boolean }): void;
+  /** The informer reached the API server again after failing. */
+  onRecovered?(): void;
 }
 
 /** What a controller needs from an informer; `Informer` from lib/cache satisfies it. */

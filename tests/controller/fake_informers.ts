@@ -43,6 +43,10 @@ export class FakeInformer<T extends KubeObject = KubeObject> implements Informer
     this.#objects.set(keyOf(obj), obj);
     for (const h of this.#handlers) h.onUpdate?.(old, obj);
   }
+  /** Tells subscribers the informer reached the API server again after failing. */
+  recover(): void {
+    for (const h of this.#handlers) h.onRecovered?.();
+  }
   remove(obj: T): void {
     this.#objects.delete(keyOf(obj));
     for (const h of this.#handlers) h.onDelete?.(obj, { finalStateUnknown: false });
