@@ -50,7 +50,7 @@ export interface LoadConfigOptions {
  * 2. $KUBECONFIG: a ':'-separated list, merged (first definition of a name wins, first
  *    current-context wins); missing files are skipped and empty entries ignored. When it is set,
  *    ~/.kube/config is not consulted, as in client-go;
- * 3. `<homeDir>/.kube/config`;
+ * 3. `<homeDir>/.kube/config` (skipped, like a missing file, when Deno's permissions forbid reading it);
  * 4. the in-cluster service account, when KUBERNETES_SERVICE_HOST/PORT are set.
  * Then `context` picks the context and `master` replaces the server URL. Kubeconfigs that exist
  * but define nothing count as absent. With nothing found but `master` given, the result talks to
@@ -86,7 +86,9 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Clust
   const paths = list.length > 0 ? list : homePath(options.homeDir ?? env("HOME"), tried);
   const files: KubeconfigFile[] = [];
   for (const path of paths) {
-    const file = await readKubeconfig(path, read);
+    // ~/.kube/config is only a guess: a program allowed to read less (an in-cluster build with
+    // --allow-read limited to the service-account directory) moves on to the in-cluster config.
+    const file = await readKubeconfig(path, read, list.length === 0);
     if (file) files.push(file);
   }
   const usable = files.some((f) =>
@@ -143,13 +145,17 @@ function homePath(home: string | undefined, tried: string[]): string[] {
   return [];
 }
 
-/** Reads and parses one kubeconfig; undefined when it does not exist. */
-async function readKubeconfig(path: string, read: ReadTextFile): Promise<KubeconfigFile | undefined> {
+/** Reads and parses one kubeconfig; undefined when it does not exist (or, if `guessed`, may not be read). */
+async function readKubeconfig(
+  path: string,
+  read: ReadTextFile,
+  guessed = false,
+): Promise<KubeconfigFile | undefined> {
   let text: string;
   try {
     text = await read(path);
   } catch (cause) {
-    if (isNotFound(cause)) return undefined;
+    if (isNotFound(cause) || (guessed && cause instanceof Deno.errors.NotCapable)) return undefined;
     throw new ConfigError(`Cannot read kubeconfig "${path}": ${messageOf(cause)}`, {
       reason: "Unreadable",
       file: path,

@@ -107,6 +107,23 @@ Deno.test("in-cluster config is the last resort", async () => {
   assert.deepEqual(await config.credentials.get(), { token: "sa-token" });
 });
 
+Deno.test("a ~/.kube/config Deno may not read (a build with a narrowed --allow-read) is skipped for in-cluster", async () => {
+  const fs = new MemFs(inClusterFiles);
+  const denied = (path: string) =>
+    path.startsWith("/home/")
+      ? Promise.reject(new Deno.errors.NotCapable(`Requires read access to "${path}"`))
+      : fs.readTextFile(path);
+  const config = await load(fs, { HOME: "/home/me", ...inClusterEnv }, { readTextFile: denied });
+  assert.equal(config.source, "in-cluster");
+  const explicit = await loadError(fs, { HOME: "/home/me", ...inClusterEnv }, {
+    readTextFile: denied,
+    kubeconfig: "/home/me/other",
+  });
+  assert.equal(explicit.reason, "Unreadable", "a kubeconfig the user named is never skipped");
+  const listed = await loadError(fs, { KUBECONFIG: "/home/me/a", ...inClusterEnv }, { readTextFile: denied });
+  assert.equal(listed.reason, "Unreadable", "nor one $KUBECONFIG names");
+});
+
 Deno.test("an empty kubeconfig counts as absent and in-cluster is used", async () => {
   const fs = new MemFs({ ...inClusterFiles, "/home/me/.kube/config": "" });
   assert.equal((await load(fs, { HOME: "/home/me", ...inClusterEnv })).source, "in-cluster");
