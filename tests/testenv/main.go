@@ -94,7 +94,7 @@ func run(dir, binDir string, withKCM bool, printFmt string, stdinEOF bool, logFi
 		return err
 	}
 	server := "https://127.0.0.1:" + strconv.Itoa(port)
-	apiserver, err := startChild(ctx, filepath.Join(binDir, "kube-apiserver"), p("kube-apiserver.log"), []string{
+	apiserverArgs := []string{
 		"--advertise-address=127.0.0.1",
 		"--bind-address=127.0.0.1",
 		"--secure-port=" + strconv.Itoa(port),
@@ -112,6 +112,10 @@ func run(dir, binDir string, withKCM bool, printFmt string, stdinEOF bool, logFi
 		"--allow-privileged=true",
 		"--cert-dir=" + p("apiserver-certs"),
 		"--v=1",
+	}
+	// Restartable, so the control endpoint can kill it and start it again on the same etcd.
+	apiserver, err := newRestartable(func() (*child, error) {
+		return startChild(ctx, filepath.Join(binDir, "kube-apiserver"), p("kube-apiserver.log"), apiserverArgs)
 	})
 	if err != nil {
 		return err
@@ -123,7 +127,7 @@ func run(dir, binDir string, withKCM bool, printFmt string, stdinEOF bool, logFi
 		return err
 	}
 	for _, path := range []string{"/readyz", "/api/v1/namespaces/default"} {
-		if err := waitOK(ctx, client, server+path, apiserver.exited, 3*time.Minute); err != nil {
+		if err := waitOK(ctx, client, server+path, apiserver.current().exited, 3*time.Minute); err != nil {
 			return fmt.Errorf("kube-apiserver %s: %w (log: %s)", path, err, p("kube-apiserver.log"))
 		}
 	}
@@ -152,7 +156,10 @@ func run(dir, binDir string, withKCM bool, printFmt string, stdinEOF bool, logFi
 		logf("kube-controller-manager ready after %v", time.Since(started).Round(time.Millisecond))
 	}
 
-	control, stopControl, err := serveControl(keys.ca, etcdURL)
+	faults := &faultControl{apiserver: apiserver, etcd: etcd, apiserverReady: func(c context.Context) error {
+		return waitOK(c, client, server+"/readyz", apiserver.current().exited, 3*time.Minute)
+	}}
+	control, stopControl, err := serveControl(keys.ca, etcdURL, faults)
 	if err != nil {
 		return err
 	}
@@ -181,8 +188,8 @@ func run(dir, binDir string, withKCM bool, printFmt string, stdinEOF bool, logFi
 	case <-ctx.Done():
 		logf("stopping")
 		return nil
-	case <-apiserver.exited:
-		return fmt.Errorf("kube-apiserver exited: %v (log: %s)", apiserver.err, p("kube-apiserver.log"))
+	case err := <-apiserver.crashed:
+		return fmt.Errorf("kube-apiserver exited: %v (log: %s)", err, p("kube-apiserver.log"))
 	}
 }
 
@@ -197,7 +204,8 @@ func startChild(ctx context.Context, bin, logPath string, args []string) (*child
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	logFile, err := os.Create(logPath)
+	// Appending: a restarted component adds to the log of its previous run.
+	logFile, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
 		return nil, err
 	}
