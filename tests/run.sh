@@ -31,7 +31,7 @@ dirs=()
 for d in tests/*/; do
   case "$d" in
     tests/_util/|tests/testenv/) ;;
-    tests/integration/|tests/e2e/) $unit_only || dirs+=("$d") ;;
+    tests/integration/|tests/e2e/|tests/reliability/) $unit_only || dirs+=("$d") ;;
     *) dirs+=("$d") ;;
   esac
 done
@@ -43,6 +43,12 @@ if ! $unit_only; then
   else
     echo "FAILED: building the control plane"; failed=$((failed + 1))
   fi
+fi
+
+# Every log the tests capture, and every credential they create, go here for the final scan.
+own_logs=false
+if ! $unit_only && [ -z "${KUBELOOP_TEST_LOGS:-}" ]; then
+  KUBELOOP_TEST_LOGS="$(mktemp -d -t kubeloop-test-logs.XXXXXX)"; export KUBELOOP_TEST_LOGS; own_logs=true
 fi
 
 junit="$(mktemp -d)/junit.xml"
@@ -60,5 +66,13 @@ else
   echo "FAILED: deno test produced no report (exit $test_rc)"; failed=$((failed + 1))
 fi
 rm -rf "$(dirname "$junit")"
+if ! $unit_only; then
+  if gate "no credential in any captured log" \
+    "$deno" run --allow-read tests/reliability/scan_logs.ts "$KUBELOOP_TEST_LOGS" --min-secrets=1; then
+    if $own_logs; then rm -rf "$KUBELOOP_TEST_LOGS"; fi
+  else
+    echo "logs kept in $KUBELOOP_TEST_LOGS"
+  fi
+fi
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

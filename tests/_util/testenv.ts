@@ -8,6 +8,7 @@
  * failures: testenv watches its stdin and shuts everything down when the pipe closes.
  */
 import { join } from "node:path";
+import { newLogPath, registerSecret } from "./test_logs.ts";
 
 /** Where the running control plane is. */
 export interface TestEnv {
@@ -40,8 +41,13 @@ async function buildOrFind(): Promise<string> {
 
 async function start(): Promise<TestEnv> {
   const binDir = await buildOrFind();
+  // With log collection on (see test_logs.ts) the state directory, component logs included, is kept there.
+  const kept = newLogPath("testenv")?.replace(/\.log$/, "");
+  const placement = kept
+    ? [`-dir=${kept}`, `-log-file=${join(kept, "testenv.log")}`]
+    : ["-log-file=/dev/null"];
   const child = new Deno.Command(join(binDir, "testenv"), {
-    args: ["-print=json", "-exit-on-stdin-eof", "-log-file=/dev/null", `-bin=${binDir}`],
+    args: ["-print=json", "-exit-on-stdin-eof", ...placement, `-bin=${binDir}`],
     stdin: "piped",
     stdout: "piped",
     stderr: "piped",
@@ -63,6 +69,11 @@ async function start(): Promise<TestEnv> {
   }
   await child.stderr.cancel();
   const info = JSON.parse(line) as { server: string; kubeconfig: string; dir: string; control: string };
+  for await (const entry of Deno.readDir(info.dir)) {
+    if (entry.isFile && entry.name.endsWith(".key")) {
+      registerSecret(await Deno.readTextFile(join(info.dir, entry.name)), `control plane ${entry.name}`);
+    }
+  }
   return { ...info, binDir, kubectl: join(binDir, "kubectl") };
 }
 
@@ -96,7 +107,11 @@ export async function kubectl(
   }
   const out = await child.output();
   const dec = new TextDecoder();
-  return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
+  const result = { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
+  if (result.code === 0 && args[0] === "create" && args[1] === "token") {
+    registerSecret(result.stdout.trim(), `TokenRequest token (kubectl ${args.slice(2).join(" ")})`);
+  }
+  return result;
 }
 
 /** Like `kubectl`, but throws with kubectl's stderr when it exits non-zero. */
@@ -157,7 +172,9 @@ export async function mintClientCert(options: {
     }),
   });
   if (!res.ok) throw new Error(`mint failed: ${res.status} ${await res.text()}`);
-  return await res.json() as { cert: string; key: string };
+  const minted = await res.json() as { cert: string; key: string };
+  registerSecret(minted.key, `minted client key (cn ${options.cn})`);
+  return minted;
 }
 
 /** Reads the test CA certificate (PEM). */

@@ -8,11 +8,18 @@ const root = new URL("../../", import.meta.url).pathname;
  * The permission and V8 flags of deno.json's "start" task (the packaging tests prove them equal to
  * "compile"'s), so tests run main.ts exactly as the shipped binary runs.
  */
-export async function startTaskFlags(): Promise<string[]> {
+export function startTaskFlags(): Promise<string[]> {
+  return taskFlags("start");
+}
+
+/** The permission and V8 flags of a deno.json task ("start", "compile", "compile:exec"). */
+export async function taskFlags(task: string): Promise<string[]> {
   const config = JSON.parse(await Deno.readTextFile(join(root, "deno.json"))) as {
     tasks: Record<string, string>;
   };
-  const words = (config.tasks["start"] ?? "").split(/\s+/);
+  const command = config.tasks[task];
+  if (command === undefined) throw new Error(`deno.json has no task "${task}"`);
+  const words = command.split(/\s+/);
   return words.filter((w) =>
     w.startsWith("--allow-") || w.startsWith("--ignore-env") || w.startsWith("--deny-") ||
     w.startsWith("--v8-flags")
@@ -35,6 +42,25 @@ export interface ControllerProcess extends AsyncDisposable {
   stop(): Promise<number>;
   /** Everything the process logged so far. */
   logs(): string;
+  /** The process id (to sample its memory). */
+  readonly pid: number;
+  /** The exit code once the process exited by itself or was stopped; undefined while it runs. */
+  exitCode(): number | undefined;
+}
+
+/** Options of {@linkcode startController}. */
+export interface ControllerProcessOptions {
+  /** Where the controller connects (KUBERNETES_SERVICE_HOST/PORT). @default the test kube-apiserver */
+  readonly apiServer?: { readonly hostname: string; readonly port: number };
+  /**
+   * Permission and V8 flags of `deno run`, or a function of the service-account and home directories
+   * that returns them. @default the start task's ({@linkcode startTaskFlags})
+   */
+  readonly denoFlags?: readonly string[] | ((dirs: { saDir: string; home: string }) => readonly string[]);
+  /** A module run before main.ts in the same process, with the same permissions (`--preload`). */
+  readonly preload?: string;
+  /** Environment variables added to the in-cluster ones. */
+  readonly env?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -42,7 +68,10 @@ export interface ControllerProcess extends AsyncDisposable {
  * task's permissions, in in-cluster mode: KUBERNETES_SERVICE_HOST/PORT point at the test apiserver and
  * KUBELOOP_SERVICE_ACCOUNT_DIR at a directory holding token, ca.crt and namespace.
  */
-export async function startController(extraArgs: string[] = []): Promise<ControllerProcess> {
+export async function startController(
+  extraArgs: string[] = [],
+  options: ControllerProcessOptions = {},
+): Promise<ControllerProcess> {
   const token = (await kubectlOk([
     "create",
     "token",
@@ -56,14 +85,19 @@ export async function startController(extraArgs: string[] = []): Promise<Control
   await Deno.writeTextFile(join(saDir, "token"), token);
   await Deno.copyFile(join(testEnv.dir, "ca.crt"), join(saDir, "ca.crt"));
   await Deno.writeTextFile(join(saDir, "namespace"), "kubeloop-system");
-  const server = new URL(testEnv.server);
+  const server = options.apiServer
+    ? { hostname: options.apiServer.hostname, port: String(options.apiServer.port) }
+    : new URL(testEnv.server);
   const healthPort = freePort();
   const metricsPort = freePort();
   const denoDir = Deno.env.get("DENO_DIR") ?? join(Deno.env.get("HOME") ?? "/root", ".cache", "deno");
   const child = new Deno.Command(Deno.execPath(), {
     args: [
       "run",
-      ...await startTaskFlags(),
+      ...(typeof options.denoFlags === "function"
+        ? options.denoFlags({ saDir, home })
+        : options.denoFlags ?? await startTaskFlags()),
+      ...(options.preload ? [`--preload=${options.preload}`] : []),
       join(root, "main.ts"),
       "--leader-elect",
       `--health-probe-bind-address=127.0.0.1:${healthPort}`,
@@ -80,12 +114,15 @@ export async function startController(extraArgs: string[] = []): Promise<Control
       KUBERNETES_SERVICE_HOST: server.hostname,
       KUBERNETES_SERVICE_PORT: server.port,
       KUBELOOP_SERVICE_ACCOUNT_DIR: saDir,
+      ...options.env,
     },
     stdin: "null",
     stdout: "piped",
     stderr: "piped",
   }).spawn();
-  const captured = captureOutput(child);
+  const captured = captureOutput(child, "controller");
+  let exitCode: number | undefined;
+  void child.status.then((s) => exitCode = s.code);
   let exited: Promise<number> | undefined;
   const stop = () => {
     if (!exited) {
@@ -106,6 +143,8 @@ export async function startController(extraArgs: string[] = []): Promise<Control
     metricsUrl: `http://127.0.0.1:${metricsPort}/metrics`,
     stop,
     logs: () => captured.text(),
+    pid: child.pid,
+    exitCode: () => exitCode,
     async [Symbol.asyncDispose]() {
       await stop();
     },
