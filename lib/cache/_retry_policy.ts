@@ -19,7 +19,8 @@ export function isUnreachable(error: Error): boolean {
  * short (`reconnectMaxMs`): such attempts cost the server nothing, and the cache is current again
  * within seconds of its return instead of up to `maxMs` later. Other failures back off up to `maxMs`.
  * When the kind changes (the server is back but answers 403 while its authorizer warms up) the
- * count starts over, so the first retries of the new kind come quickly and then slow down.
+ * count starts over, so the first retries of the new kind come quickly and then slow down; so does a
+ * connection lost after a healthy stretch of three `reconnectMaxMs`.
  */
 export class RetryPolicy {
   readonly #unreachable: Backoff;
@@ -33,11 +34,11 @@ export class RetryPolicy {
   ) {
     this.#answered = new Backoff(options);
     const initialMs = Math.min(options.initialMs ?? 800, reconnectMaxMs);
-    this.#unreachable = new Backoff({
-      ...options,
-      initialMs,
-      maxMs: Math.min(options.maxMs ?? 30_000, reconnectMaxMs),
-    });
+    const maxMs = Math.min(options.maxMs ?? 30_000, reconnectMaxMs);
+    // Three longest delays without a failure prove the server was reachable: a connection lost after
+    // such a healthy stretch is retried from `initialMs` again, not from a count grown long ago.
+    const resetAfterMs = Math.min(options.resetAfterMs ?? 120_000, 3 * maxMs);
+    this.#unreachable = new Backoff({ ...options, initialMs, maxMs, resetAfterMs });
   }
 
   /** The delay before retrying after `error`. */

@@ -65,3 +65,15 @@ Deno.test("an informer that reaches the server again after failing tells its sub
   ctl.abort();
   await done;
 });
+
+Deno.test("a connection lost after a healthy stretch of 12 s is retried from the first delay again", async () => {
+  const clock = new FakeClock();
+  const p = new RetryPolicy({ clock, random: () => 1 }, 4000);
+  const reset = new TypeError("connection reset");
+  for (let i = 0; i < 5; i++) p.delayFor(reset);
+  assert.equal(p.delayFor(reset), 4000, "grown while failing");
+  await clock.advance(11_999);
+  assert.equal(p.delayFor(reset), 4000, "11.999 s apart: still the same outage");
+  await clock.advance(12_000);
+  assert.equal(p.delayFor(reset), 800, "after 12 s without a failure: a new loss, retried quickly");
+});
