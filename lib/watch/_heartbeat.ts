@@ -3,7 +3,7 @@ import { isInitialEventsEnd, type WatchEvent } from "./watch_event.ts";
 
 /** A bookmark counts as periodic when it arrives this long after its watch opened. */
 const PERIODIC_AFTER_MS = 30_000;
-/** Short-bound timeouts without any periodic bookmark before the watcher stops expecting them. */
+/** Silent timeouts, with no event in between and no periodic bookmark ever, before the long bound applies. */
 const STRIKES = 2;
 
 /**
@@ -12,8 +12,9 @@ const STRIKES = 2;
  * connection silent for `heartbeatMs` is dead — a half-open TCP connection, a proxy that lost its
  * state — and is replaced then, instead of after the watch's whole `timeoutSeconds` plus margin (5 to
  * 10 minutes of a blind cache). Resources served without a watch cache get no periodic bookmarks:
- * after two consecutive silent timeouts with no periodic bookmark ever seen, the long bound is used
- * for good. A periodic bookmark seen at any time brings the short bound back.
+ * after two silent timeouts with no event at all in between (a quiet resource, not a dead
+ * connection: a resumed watch replays what the dead one missed) and no periodic bookmark ever seen,
+ * the long bound is used. A periodic bookmark seen at any time brings the short bound back.
  */
 export class WatchHeartbeat {
   readonly #heartbeatMs: number;
@@ -38,7 +39,12 @@ export class WatchHeartbeat {
 
   /** An event arrived at `now`. */
   observe(event: WatchEvent<KubeObject>, now: number): void {
-    if (event.type !== "BOOKMARK" || isInitialEventsEnd(event)) return;
+    if (event.type !== "BOOKMARK") {
+      // The resource is not quiet: a silence before this was the connection's, not the server's.
+      if (event.type !== "ERROR") this.#strikes = 0;
+      return;
+    }
+    if (isInitialEventsEnd(event)) return;
     if (now - this.#openedAt >= PERIODIC_AFTER_MS) {
       this.#seen = true;
       this.#strikes = 0;

@@ -120,3 +120,24 @@ Deno.test("heartbeatMs: 0 keeps the long bound", async () => {
   assert.equal(await settledAfter(clock, pending, 1), true);
   await it.return();
 });
+
+Deno.test("events between two silent periods keep the short bound: the silence was a dead connection", async () => {
+  const clock = new FakeClock();
+  const second = new PushBody();
+  const lw = new PushListWatcher("10", [new PushBody(), second]);
+  const it = start(lw, clock);
+  await take(it, 2);
+  let pending = it.next();
+  assert.equal(await settledAfter(clock, pending, 90_000), true, "first silent period");
+  await pending;
+  pending = it.next();
+  await clock.waitForTimers(1);
+  await second.push(line("ADDED", cm("missed", "11"))); // the resumed watch replays what the dead one missed
+  assert.equal((await pending).value?.type, "apply");
+  pending = it.next();
+  assert.equal(await settledAfter(clock, pending, 90_000), true, "second silent period: still 90 s");
+  await pending;
+  pending = it.next();
+  assert.equal(await settledAfter(clock, pending, 90_000), true, "and the next watch keeps the short bound");
+  await it.return();
+});
