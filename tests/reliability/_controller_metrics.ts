@@ -4,6 +4,8 @@ import { sampleSum, scrape } from "../integration/_metrics.ts";
 /** The resources the Foo controller's informers watch, as metric labels. */
 export const RESOURCES = ["samplecontroller.k8s.io/v1alpha1/foos", "apps/v1/deployments"] as const;
 
+const METHODS = ["GET", "PATCH", "POST", "PUT", "DELETE"];
+
 /** The counters the scenarios report, per informer resource and overall. */
 export interface ControllerFigures {
   readonly at: number;
@@ -16,6 +18,8 @@ export interface ControllerFigures {
   /** Requests sent, all codes, and those that got no answer (code "<error>"). */
   readonly requests: number;
   readonly requestsWithoutAnswer: number;
+  /** Requests by method (GET: lists and watches; PATCH: applies and status; POST: events). */
+  readonly requestsByMethod: Record<string, number>;
   /** Answers >= 500. */
   readonly serverErrors: number;
   readonly reconciles: number;
@@ -48,6 +52,9 @@ export async function readFigures(metricsUrl: string): Promise<ControllerFigures
     watchErrors: perResource(text, "kubeloop_informer_watch_errors_total"),
     requests: sampleSum(text, "rest_client_requests_total") ?? 0,
     requestsWithoutAnswer: sampleSum(text, "rest_client_requests_total", { code: "<error>" }) ?? 0,
+    requestsByMethod: Object.fromEntries(
+      METHODS.map((method) => [method, sampleSum(text, "rest_client_requests_total", { method }) ?? 0]),
+    ),
     serverErrors: serverErrorCount(text),
     reconciles: sampleSum(text, "controller_runtime_reconcile_total", { controller: "foo" }) ?? 0,
     reconcileErrors: sampleSum(text, "controller_runtime_reconcile_errors_total", { controller: "foo" }) ?? 0,
@@ -66,6 +73,7 @@ export function delta(earlier: ControllerFigures, later: ControllerFigures): Con
     watchErrors: sub(earlier.watchErrors, later.watchErrors),
     requests: later.requests - earlier.requests,
     requestsWithoutAnswer: later.requestsWithoutAnswer - earlier.requestsWithoutAnswer,
+    requestsByMethod: sub(earlier.requestsByMethod, later.requestsByMethod),
     serverErrors: later.serverErrors - earlier.serverErrors,
     reconciles: later.reconciles - earlier.reconciles,
     reconcileErrors: later.reconcileErrors - earlier.reconcileErrors,

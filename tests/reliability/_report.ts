@@ -28,7 +28,9 @@ export function summarize(r: ScenarioResult): string[] {
     lines.push(
       `  outage: down ${s(r.outage.downMs)}, restart to ready ${s(r.outage.restartToReadyMs)}; while down ${
         (d.requests / d.seconds).toFixed(1)
-      } requests/s (${d.requests} in ${d.seconds.toFixed(1)} s), refused connections ${d.refusedConnections}`,
+      } requests/s (${d.requests} in ${d.seconds.toFixed(1)} s: ${
+        fmt(d.requestsByMethod)
+      }), refused connections ${d.refusedConnections}`,
     );
   }
   if (r.blackhole) {
@@ -54,6 +56,13 @@ export function summarize(r: ScenarioResult): string[] {
         ? `${(r.rss.slopeBytesPerMinute / 2 ** 20).toFixed(2)} MiB/min`
         : "n/a"
     }`,
+    ...(r.heap
+      ? [
+        `  JS heap used: after 1 min ${mb(r.heap.baselineBytes)}, max ${mb(r.heap.maxBytes)}, last ${
+          mb(r.heap.lastBytes)
+        }, trend ${(r.heap.slopeBytesPerMinute / 2 ** 20).toFixed(2)} MiB/min`,
+      ]
+      : []),
     `  process: crashed ${r.crashed}, exit code ${r.exitCode}, non-log output lines ${r.foreignOutput.length}`,
   );
   return lines;

@@ -77,6 +77,10 @@ export interface ScenarioResult {
   readonly slowest: { name: string; ms: number; lastProblem: string }[];
   readonly problems: string;
   readonly rss: RssTrend;
+  /** RSS samples (Unix ms, bytes). */
+  readonly rssSamples: { at: number; bytes: number }[];
+  /** The JavaScript heap in use, from the soak's memory probe (same summary as `rss`). */
+  readonly heap?: RssTrend;
   /** Exit code of the controller on SIGTERM at the end (0), or its code if it died earlier. */
   readonly exitCode: number;
   /** True if the process exited on its own during the run. */
@@ -88,6 +92,7 @@ export interface ScenarioResult {
 }
 
 const FOREIGN = "foreign-web";
+const MEMORY_PROBE = new URL("./_memory_probe.ts", import.meta.url).pathname;
 
 async function directClient(): Promise<KubeClient> {
   return new KubeClient(await loadConfig({ kubeconfig: testEnv.kubeconfig }));
@@ -122,6 +127,17 @@ async function createBadInputs(client: KubeClient, namespace: string): Promise<s
   ];
 }
 
+/** The memory probe's heapUsed samples taken since `since`. */
+function heapSamples(controller: ControllerProcess, since: number): { at: number; bytes: number }[] {
+  const out: { at: number; bytes: number }[] = [];
+  for (const line of controller.logs().split("\n")) {
+    if (!line.startsWith('{"memory"')) continue;
+    const { memory, at } = JSON.parse(line) as { memory: Deno.MemoryUsage; at: number };
+    if (at >= since) out.push({ at, bytes: memory.heapUsed });
+  }
+  return out;
+}
+
 function foreignOutput(controller: ControllerProcess): string[] {
   return controller.logs().split("\n").filter((l) => l.trim() !== "" && !l.startsWith("{"));
 }
@@ -140,6 +156,7 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
   });
   await using controller = await startController(["--leader-elect=false", "--log-level=info"], {
     apiServer: { hostname: "127.0.0.1", port: proxy.port },
+    ...(options.rssSampleMs ? { preload: MEMORY_PROBE } : {}),
   });
   await eventually(async () => {
     const res = await fetch(`${controller.healthUrl}/readyz`).catch(() => undefined);
@@ -235,6 +252,8 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
     slowest: result.slowest,
     problems: describeProblems(result.last),
     rss: rssTrend(rssSamples, 60_000),
+    rssSamples,
+    ...(options.rssSampleMs ? { heap: rssTrend(heapSamples(controller, started), 60_000) } : {}),
     exitCode,
     crashed,
     foreignOutput: foreignOutput(controller),

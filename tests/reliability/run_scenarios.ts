@@ -3,7 +3,8 @@
  *
  *   deno task reliability                  churn-faults, apiserver-kill, etcd-outage, watch-blackhole (full length)
  *   deno task soak                         the 10-minute soak
- *   deno run --allow-all tests/reliability/run_scenarios.ts [--length=full|ci] [--seed=N] [--json=FILE] NAME...
+ *   deno run --allow-all tests/reliability/run_scenarios.ts [--length=full|ci] [--seed=N] [--json=FILE]
+ *     [--churn-ms=N] NAME...        (--churn-ms overrides the churn length, for experiments)
  *
  * Exit 0 when every scenario showed what it must (see _profiles.ts `judge`), 1 otherwise.
  * @module
@@ -38,7 +39,9 @@ async function main(args: string[]): Promise<number> {
   const results: (ScenarioResult & { failures: string[] })[] = [];
   for (const name of names as ScenarioName[]) {
     const started = Date.now();
-    const result = await runScenario({ ...profile(name, length), seed, progress: (l) => print(`.. ${l}`) });
+    const churnMs = option("churn-ms");
+    const settings = { ...profile(name, length), ...(churnMs ? { churnMs: Number(churnMs) } : {}) };
+    const result = await runScenario({ ...settings, seed, progress: (l) => print(`.. ${l}`) });
     const failures = judge(result, name);
     results.push({ ...result, failures });
     for (const line of summarize(result)) print(line);
