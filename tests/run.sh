@@ -41,13 +41,19 @@ if [ "${#files[@]}" -eq 0 ]; then
   while IFS= read -r f; do
     case "$f" in
       tests/testenv/*) ;;
-      tests/integration/*|tests/e2e/*) $unit_only || files+=("$f") ;;
+      tests/integration/*|tests/e2e/*|tests/reliability/*) $unit_only || files+=("$f") ;;
       *) files+=("$f") ;;
     esac
-  done < <(find tests examples -name '*_test.ts' | LC_ALL=C sort | awk '/^tests\/(integration|e2e)\//{late[++n]=$0; next} {print} END{for(i=1;i<=n;i++) print late[i]}')
+  done < <(find tests examples -name '*_test.ts' | LC_ALL=C sort | awk '/^tests\/(integration|e2e|reliability)\//{late[++n]=$0; next} {print} END{for(i=1;i<=n;i++) print late[i]}')
 fi
 
 work="$(mktemp -d)"
+# Every log the tests capture, and every credential they create, go here for the final scan
+# (tests/_util/test_logs.ts); kept when the scan fails.
+own_logs=false
+if ! $unit_only && [ -z "${KUBELOOP_TEST_LOGS:-}" ]; then
+  KUBELOOP_TEST_LOGS="$(mktemp -d -t kubeloop-test-logs.XXXXXX)"; export KUBELOOP_TEST_LOGS; own_logs=true
+fi
 if $coverage; then
   # Every deno process of the run (test files, and the controllers they start) writes its profile here.
   rm -rf coverage/raw && mkdir -p coverage/raw
@@ -89,14 +95,21 @@ start_control_plane() {
   export KUBELOOP_TESTENV_BIN="$bin"
   echo "== starting the control plane (shared by all integration and end-to-end tests)"
   mkfifo "$work/testenv.stdin"
-  "$bin/testenv" -print=json -exit-on-stdin-eof -bin="$bin" -log-file="$work/testenv.log" \
-    <"$work/testenv.stdin" >"$work/testenv.json" 2>>"$work/testenv.log" &
+  # With log collection on, the state directory (component logs, keys) stays for the credential scan.
+  local state=() log="$work/testenv.log"
+  if [ -n "${KUBELOOP_TEST_LOGS:-}" ]; then
+    mkdir -p "$KUBELOOP_TEST_LOGS/logs"
+    state=(-dir="$KUBELOOP_TEST_LOGS/logs/testenv-shared")
+    log="$KUBELOOP_TEST_LOGS/logs/testenv-shared.log"
+  fi
+  "$bin/testenv" -print=json -exit-on-stdin-eof -bin="$bin" "${state[@]}" -log-file="$log" \
+    <"$work/testenv.stdin" >"$work/testenv.json" 2>>"$log" &
   plane_pid=$!
   exec 9>"$work/testenv.stdin"
   local waited=0
   until grep -q '^{.*}$' "$work/testenv.json" 2>/dev/null; do
     if ! kill -0 "$plane_pid" 2>/dev/null || [ "$waited" -ge 600 ]; then
-      tail -n 40 "$work/testenv.log"
+      tail -n 40 "$log"
       stop_control_plane
       fail "starting the control plane (its log is above)"
       return 1
@@ -105,6 +118,11 @@ start_control_plane() {
     waited=$((waited + 1))
   done
   export KUBELOOP_TESTENV_ATTACH="$work/testenv.json"
+  if [ -n "${KUBELOOP_TEST_LOGS:-}" ]; then
+    "$deno" eval "import { registerControlPlaneKeys } from 'file://$PWD/tests/_util/test_logs.ts';
+      await registerControlPlaneKeys('$KUBELOOP_TEST_LOGS/logs/testenv-shared');" ||
+      fail "registering the control plane's keys for the credential scan"
+  fi
 }
 
 # Counts one JUnit report: prints "passed failed skipped" over leaf cases. A case is a parent when
@@ -198,12 +216,21 @@ fi
 
 for f in "${files[@]}"; do
   case "$f" in
-    tests/integration/*|tests/e2e/*) $plane_ok || { fail "$f not run: no control plane"; continue; } ;;
+    tests/integration/*|tests/e2e/*|tests/reliability/*) $plane_ok || { fail "$f not run: no control plane"; continue; } ;;
   esac
   run_file "$f"
 done
 stop_control_plane
 rm -rf "$work"
+
+if [ -n "${KUBELOOP_TEST_LOGS:-}" ] && $need_plane; then
+  if gate "no credential in any captured log" \
+    "$deno" run --allow-read tests/reliability/scan_logs.ts "$KUBELOOP_TEST_LOGS" --min-secrets=1; then
+    if $own_logs; then rm -rf "$KUBELOOP_TEST_LOGS"; fi
+  else
+    echo "logs kept in $KUBELOOP_TEST_LOGS"
+  fi
+fi
 
 if $coverage; then
   echo "== coverage of lib/ (raw profiles: coverage/raw, lcov: coverage/lcov.info)"

@@ -4,12 +4,13 @@ import type { DeepReadonly } from "../client/deep_readonly.ts";
 import type { KubeObject, ResourceRef } from "../client/types.ts";
 import { type Logger, noopLogger } from "../observe/types.ts";
 import { type Clock, systemClock, type Timer } from "../time/clock.ts";
-import { Backoff, type BackoffOptions, withBackoff } from "../watch/backoff.ts";
+import { type BackoffOptions, withBackoff } from "../watch/backoff.ts";
 import type { ListWatcher } from "../watch/list_watcher.ts";
 import { WatchDecodeError } from "../watch/watch_decode_error.ts";
 import { watcher, type WatcherOptions } from "../watch/watcher.ts";
 import type { WatcherEvent } from "../watch/watcher_event.ts";
 import { changeStream } from "./_change_stream.ts";
+import { RetryPolicy } from "./_retry_policy.ts";
 import { type InformerMetrics, noopInformerMetrics } from "./informer_metrics.ts";
 import { IndexedStore, type Indexers, type Store } from "./store.ts";
 import { type StoreChange, StoreWriter } from "./store_writer.ts";
@@ -26,6 +27,12 @@ export interface InformerHandler<T extends KubeObject> {
   onUpdate?(oldObject: DeepReadonly<T>, newObject: DeepReadonly<T>): void | Promise<void>;
   /** A deleted object; see `StoreChange` for `finalStateUnknown`. */
   onDelete?(object: DeepReadonly<T>, info: { finalStateUnknown: boolean }): void | Promise<void>;
+  /**
+   * The informer reached the API server again after failing (a list or watch succeeded). Changes
+   * missed meanwhile arrive as usual; this says that work which failed while the server was away may
+   * be retried now.
+   */
+  onRecovered?(): void;
 }
 
 /** Options of {@linkcode Informer}: the watcher's, plus caching and delivery. */
@@ -63,6 +70,13 @@ export interface InformerOptions<T extends KubeObject> extends Omit<WatcherOptio
    */
   readonly backoff?: Omit<BackoffOptions, "clock" | "random">;
   /**
+   * Largest retry delay while the API server cannot be reached (refused or reset connections,
+   * timeouts, 5xx, 429): about one attempt per this many ms while it is down, and a current cache
+   * within that long after it is back. Other failures back off up to `backoff.maxMs`.
+   * @default {4000}
+   */
+  readonly reconnectMaxMs?: number;
+  /**
    * Metric hooks.
    * @default {noopInformerMetrics}
    */
@@ -99,8 +113,10 @@ export interface SyncStatus {
  *
  * Guarantees: the store is swapped atomically after each full list; `ready()` resolves after the
  * first one; handlers run synchronously in event order and a failing handler affects nobody else;
- * `run()` retries watch failures with backoff forever, logging them with the resource name, and
- * resolves (never rejects) when its signal aborts. Objects are shared with the store: never mutate.
+ * `run()` retries watch failures with backoff forever (at most `reconnectMaxMs` apart while the
+ * server is unreachable), logging them with the resource name, tells subscribers (`onRecovered`)
+ * when it reaches the server again, and resolves (never rejects) when its signal aborts. Objects are
+ * shared with the store: never mutate.
  */
 export class Informer<T extends KubeObject = KubeObject> {
   /** The cache; read-only for everyone but this informer. */
@@ -110,6 +126,7 @@ export class Informer<T extends KubeObject = KubeObject> {
   readonly #options: InformerOptions<T>;
   readonly #writer: StoreWriter<T>;
   readonly #listeners = new Set<Listener<T>>();
+  readonly #recoveryListeners = new Set<() => void>();
   readonly #logger: Logger;
   readonly #clock: Clock;
   readonly #metrics: InformerMetrics;
@@ -166,7 +183,12 @@ export class Informer<T extends KubeObject = KubeObject> {
       for (const object of this.store.list()) listener({ type: "add", object });
     }
     this.#listeners.add(listener);
-    return () => void this.#listeners.delete(listener);
+    const recovered = handler.onRecovered?.bind(handler);
+    if (recovered) this.#recoveryListeners.add(recovered);
+    return () => {
+      this.#listeners.delete(listener);
+      if (recovered) this.#recoveryListeners.delete(recovered);
+    };
   }
 
   /** The changes from now on as an async iterable (unbounded buffer); ends when `signal` aborts. */
@@ -185,6 +207,7 @@ export class Informer<T extends KubeObject = KubeObject> {
     const o = this.#options;
     const metrics = this.#metrics;
     const resource = this.#resource;
+    let failing = false;
     const source = watcher<T>(this.#client, this.#ref, {
       ...o,
       logger: this.#logger,
@@ -195,14 +218,24 @@ export class Informer<T extends KubeObject = KubeObject> {
           metrics.eventReceived(resource, type);
           metrics.lastEventTimestamp(resource, this.#clock.now());
         },
+        onConnected: () => {
+          if (!failing) return;
+          failing = false;
+          this.#recovered();
+        },
       },
     });
+    const policy = new RetryPolicy(
+      { ...o.backoff, clock: this.#clock, ...(o.random ? { random: o.random } : {}) },
+      o.reconnectMaxMs ?? 4000,
+    );
     const events = withBackoff(source, {
       signal,
       clock: this.#clock,
       logger: this.#logger,
-      backoff: new Backoff({ ...o.backoff, clock: this.#clock, ...(o.random ? { random: o.random } : {}) }),
+      delayFor: (error) => policy.delayFor(error),
       onError: (error) => {
+        failing = true;
         metrics.watchError(resource);
         if (error instanceof WatchDecodeError) metrics.decodeError(resource);
         this.#failed(error);
@@ -212,7 +245,7 @@ export class Informer<T extends KubeObject = KubeObject> {
     try {
       for await (const raw of events) {
         if (raw.type === "init") metrics.relist(resource);
-        if (raw.type === "initDone") this.#recovered();
+        if (raw.type === "initDone") this.#listed();
         for (const change of this.#writer.apply(this.#transformEvent(raw))) this.#emit(change);
       }
     } finally {
@@ -249,10 +282,23 @@ export class Informer<T extends KubeObject = KubeObject> {
     });
   }
 
-  #recovered(): void {
+  /** A full list arrived: what readiness reported as the last failure is over. */
+  #listed(): void {
     if (this.#loggedFailure !== "") this.#logger.info("Listed after earlier failures", {});
     this.#lastError = undefined;
     this.#loggedFailure = "";
+  }
+
+  /** The API server answers again after failures: subscribers may retry what failed meanwhile. */
+  #recovered(): void {
+    this.#logger.info("Reached the API server again");
+    for (const listener of this.#recoveryListeners) {
+      try {
+        listener();
+      } catch (error) {
+        this.#logger.error("Informer handler failed", { change: "recovered", error: String(error) });
+      }
+    }
   }
 
   #startResync(): Timer | undefined {

@@ -152,6 +152,9 @@ export class ExecCredentialSource implements CredentialSource {
       if (signal.aborted) throw signal.reason;
       const hint = exec.installHint ? `\n${exec.installHint}` : "";
       if (cause instanceof Deno.errors.NotFound) throw fail(`the command was not found${hint}`, cause);
+      if (cause instanceof Deno.errors.NotCapable) {
+        throw fail("running it needs Deno's --allow-run permission, which this program was not given", cause);
+      }
       throw fail(`the command could not be started: ${messageOf(cause)}${hint}`, cause);
     }
     const stderr = result.stderr.trim();

@@ -35,7 +35,8 @@ export interface ControllerRunOptions {
  * N workers call reconcile with each key; reconcile reads the current state from the informer stores.
  * Guarantees (from the queue): a key is never reconciled by two workers at once, and a change during a
  * reconcile runs it again afterwards. A thrown error re-queues the key with per-key backoff and never
- * stops a worker. Create with {@linkcode controller}.
+ * stops a worker; when an informer reaches the API server again after failing, keys waiting for such a
+ * retry are retried at once. Create with {@linkcode controller}.
  */
 export class Controller<T extends KubeObject = KubeObject> {
   /** The controller's name. */
@@ -251,6 +252,14 @@ export class Controller<T extends KubeObject = KubeObject> {
       onAdd: (object) => trigger({ type: "add", object }),
       onUpdate: (oldObject, object) => trigger({ type: "update", oldObject, object }),
       onDelete: (object) => trigger({ type: "delete", object }),
+      // Reconciles that failed while the server was away are retried now, not after their backoff,
+      // which grew all the while (up to as long again as the outage lasted).
+      onRecovered: () => {
+        const retried = this.queue.retryNow();
+        if (retried > 0) {
+          this.#logger.info("API server reachable again; retrying failed reconciles now", { retried });
+        }
+      },
     }));
     return informer;
   }

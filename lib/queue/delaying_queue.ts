@@ -44,6 +44,13 @@ export class DelayingQueue<T = string> extends WorkQueue<T> {
     this.#arm();
   }
 
+  /** If `item` is scheduled by `addAfter`, drops that schedule and adds it at once; returns whether it was. */
+  addNow(item: T): boolean {
+    if (!this.#due.delete(item)) return false; // its heap entry is now stale and skipped
+    this.add(item);
+    return true;
+  }
+
   /** The number of items scheduled by `addAfter` and not yet added. */
   get scheduled(): number {
     return this.#due.size;

@@ -17,6 +17,7 @@ export interface RateLimitingQueueOptions<T> extends DelayingQueueOptions {
  */
 export class RateLimitingQueue<T = string> extends DelayingQueue<T> {
   #limiter: RateLimiter<T>;
+  #retrying = new Set<T>();
 
   /** Creates an empty queue. */
   constructor(options: RateLimitingQueueOptions<T> = {}) {
@@ -28,12 +29,27 @@ export class RateLimitingQueue<T = string> extends DelayingQueue<T> {
   addRateLimited(item: T): void {
     if (this.shuttingDown) return;
     this.metrics.retried();
+    this.#retrying.add(item);
     this.addAfter(item, this.#limiter.when(item));
   }
 
   /** Resets the retry history of `item`. Does not remove it from the queue. */
   forget(item: T): void {
+    this.#retrying.delete(item);
     this.#limiter.forget(item);
+  }
+
+  /**
+   * Adds at once every item still waiting for a rate-limited retry, and returns how many. For when
+   * the cause of the failures is known to be gone (the API server is reachable again): the items'
+   * backoff, grown while it was down, would otherwise keep them waiting about as long again. Their
+   * retry counts are kept, so an item that fails again backs off further.
+   */
+  retryNow(): number {
+    let added = 0;
+    for (const item of this.#retrying) if (this.addNow(item)) added++;
+    this.#retrying.clear();
+    return added;
   }
 
   /** How many rate-limited retries `item` has had since it was last forgotten. */

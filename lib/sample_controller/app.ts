@@ -1,5 +1,5 @@
 import { SharedInformerFactory } from "../cache/mod.ts";
-import { loadConfig } from "../config/mod.ts";
+import { type ClusterConfig, ConfigError, loadConfig } from "../config/mod.ts";
 import { controllerOf, Manager } from "../controller/mod.ts";
 import { EventRecorder } from "../events/mod.ts";
 import { informerMetricsFor, type Logger, MetricsRegistry } from "../observe/mod.ts";
@@ -14,6 +14,26 @@ import { type Deployment, FIELD_MANAGER, type Foo, FOOS } from "./types.ts";
 /** Env var overriding the service-account directory. For tests that run the binary "in-cluster" outside a pod. */
 export const SERVICE_ACCOUNT_DIR_ENV = "KUBELOOP_SERVICE_ACCOUNT_DIR";
 const CONTROLLER_UID_INDEX = "controller-uid";
+
+/**
+ * Fetches the credentials once before anything starts, so that credentials that cannot work (an
+ * unreadable token file, an exec plugin this build may not run) stop the program with a ConfigError
+ * (exit code 2) instead of informers retrying them forever.
+ */
+async function checkCredentials(config: ClusterConfig, signal: AbortSignal): Promise<void> {
+  try {
+    await config.credentials.get(signal);
+  } catch (error) {
+    if (error instanceof ConfigError && error.cause instanceof Deno.errors.NotCapable) {
+      throw new ConfigError(
+        `${error.message}. The image and the compile task build the controller without it; build with ` +
+          "`deno task compile:exec` to use exec credential plugins",
+        { reason: error.reason, ...(error.file ? { file: error.file } : {}), cause: error },
+      );
+    }
+    throw error;
+  }
+}
 
 /** Options of {@linkcode runSampleController}. */
 export interface RunOptions {
@@ -50,6 +70,7 @@ export async function runSampleController(flags: ControllerFlags, options: RunOp
     ...(inClusterDir ? { inClusterDir } : {}),
   });
   logger.info("Loaded configuration", { source: config.source, server: config.server.href });
+  await checkCredentials(config, signal);
   const registry = new MetricsRegistry();
   await using clients = sampleControllerClients(config, flags, { registry, logger });
   const { client, controlClient, fence } = clients;

@@ -87,6 +87,11 @@ export class FakeInformer<T extends KubeObject = KubeObject> implements Informer
     for (const h of this.#handlers) void h.onUpdate?.(old, stored);
   }
 
+  /** Tells subscribers (`onRecovered`) that the informer reached the API server again after failing. */
+  recover(): void {
+    for (const h of this.#handlers) h.onRecovered?.();
+  }
+
   /** Removes the cached object of the same key and calls `onDelete`. */
   remove(obj: T): void {
     const stored = this.#cache(obj);

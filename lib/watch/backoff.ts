@@ -110,6 +110,8 @@ export interface WithBackoffOptions {
    * @default {none}
    */
   readonly onError?: (error: Error, delayMs: number) => void;
+  /** Picks the delay after `error` instead of `backoff` (a policy per kind of failure). */
+  readonly delayFor?: (error: Error) => number;
 }
 
 /**
@@ -125,7 +127,7 @@ export async function* withBackoff<T extends KubeObject>(
   for await (const event of source) {
     yield event;
     if (event.type !== "error") continue;
-    const delayMs = backoff.next();
+    const delayMs = options.delayFor ? options.delayFor(event.error) : backoff.next();
     logger.warn("Watch failed; retrying", { error: event.error.message, delayMs });
     options.onError?.(event.error, delayMs);
     try {

@@ -1,6 +1,6 @@
 /**
- * No bytes arrived on a watch for longer than its idle timeout (the server's `timeoutSeconds` plus a
- * margin): the connection is presumed dead, so the watcher abandons it and resumes from the last
+ * No bytes arrived on a watch for longer than its idle timeout (the heartbeat bound when the server
+ * sends periodic bookmarks, else the server's `timeoutSeconds` plus a margin): the connection is presumed dead, so the watcher abandons it and resumes from the last
  * resourceVersion.
  */
 export class WatchIdleTimeoutError extends Error {

@@ -15,6 +15,8 @@ import {
   type WatcherInput,
 } from "./watcher_state.ts";
 import { WatchStreamReader } from "./watch_stream_reader.ts";
+import { WatchIdleTimeoutError } from "./watch_idle_timeout_error.ts";
+import { WatchHeartbeat } from "./_heartbeat.ts";
 
 /** Observation points for metrics; all optional. */
 export interface WatcherHooks {
@@ -24,6 +26,8 @@ export interface WatcherHooks {
   onWatch?(options: WatchOptions): void;
   /** A wire event was decoded. */
   onWireEvent?(type: WatchEventType): void;
+  /** A list page or a watch request was answered with success: the server is reachable. */
+  onConnected?(): void;
 }
 
 /** Options of {@linkcode watcher}. */
@@ -75,10 +79,17 @@ export interface WatcherOptions {
    */
   readonly idleMarginMs?: number;
   /**
-   * A fixed idle timeout in ms, overriding `timeoutSeconds * 1000 + idleMarginMs`.
+   * A fixed idle timeout in ms, overriding `timeoutSeconds * 1000 + idleMarginMs` and `heartbeatMs`.
    * @default {timeoutSeconds * 1000 + idleMarginMs}
    */
   readonly idleTimeoutMs?: number;
+  /**
+   * Silence after which a watch is presumed dead while the server sends periodic bookmarks
+   * (kube-apiserver: about one a minute on watches served from its watch cache). Resources without them
+   * fall back to `timeoutSeconds * 1000 + idleMarginMs` after two silent periods; 0 turns it off.
+   * @default {90000}
+   */
+  readonly heartbeatMs?: number;
   /**
    * Longest accepted event line in bytes.
    * @default {16777216}
@@ -116,6 +127,8 @@ export interface WatcherOptions {
  *   supports it) the initial state comes from a watch with `sendInitialEvents=true`.
  * - Watches request bookmarks and resume from the newest resourceVersion seen, bookmarks included,
  *   after a clean end, a network error, a decode error or an idle timeout. Nothing is lost or repeated.
+ * - A watch silent for `heartbeatMs` (90 s) while the server sends periodic bookmarks is presumed
+ *   dead and replaced, so a connection that stalls without closing blinds the cache for at most that.
  * - 410 Gone (answer or ERROR event, code 410 or reason Expired/Gone) leads to a relist.
  * - A watch that closes cleanly within a second without any event (a server or proxy answering 200
  *   and hanging up) is yielded as a `WatchEndedEarlyError`, so a backoff wrapper slows the
@@ -146,6 +159,7 @@ export async function* watcher<T extends KubeObject = KubeObject>(
     signal,
   });
   let state = initialState(options.initialList ?? "auto");
+  const heartbeat = new WatchHeartbeat(options.heartbeatMs ?? 90_000);
   let stream: WatchStreamReader<T> | undefined;
   const onAbort = () => void stream?.close();
   signal?.addEventListener("abort", onAbort, { once: true });
@@ -160,7 +174,9 @@ export async function* watcher<T extends KubeObject = KubeObject>(
         };
         hooks.onList?.(opts);
         try {
-          return { kind: "listed", list: await client.list<T>(ref, opts) };
+          const list = await client.list<T>(ref, opts);
+          hooks.onConnected?.();
+          return { kind: "listed", list };
         } catch (error) {
           return { kind: "listFailed", error };
         }
@@ -180,10 +196,12 @@ export async function* watcher<T extends KubeObject = KubeObject>(
         logger.debug("watch", { resource: ref.plural, resourceVersion: action.resourceVersion ?? "" });
         try {
           const body = await client.watch(ref, opts);
-          const idleMs = options.idleTimeoutMs ?? timeoutSeconds * 1000 + (options.idleMarginMs ?? 30_000);
+          const longMs = timeoutSeconds * 1000 + (options.idleMarginMs ?? 30_000);
+          const idleMs = options.idleTimeoutMs ?? heartbeat.opened(clock.now(), longMs);
           const decoder = new WatchEventDecoder<T>(definedOnly({ maxLineBytes: options.maxLineBytes }));
           stream = new WatchStreamReader(body, decoder, { clock, idleMs });
           if (signal?.aborted) await stream.close();
+          hooks.onConnected?.();
           return { kind: "watchOpened" };
         } catch (error) {
           return { kind: "watchFailed", error };
@@ -192,7 +210,13 @@ export async function* watcher<T extends KubeObject = KubeObject>(
       case "read": {
         if (!stream) return { kind: "streamFailed", error: new Error("Watcher bug: no open stream") };
         const input = await stream.next();
-        if (input.kind === "event") hooks.onWireEvent?.(input.event.type);
+        if (input.kind === "event") {
+          hooks.onWireEvent?.(input.event.type);
+          heartbeat.observe(input.event, clock.now());
+        } else if (input.kind === "streamFailed" && input.error instanceof WatchIdleTimeoutError) {
+          const notice = heartbeat.silent();
+          if (notice) logger.info(notice, { resource: ref.plural });
+        }
         return input;
       }
     }

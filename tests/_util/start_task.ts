@@ -7,12 +7,18 @@ const root = new URL("../../", import.meta.url).pathname;
  * The permission and V8 flags of deno.json's "start" task (the packaging tests prove them equal to
  * "compile"'s), so tests run main.ts exactly as the shipped binary runs.
  */
-export async function startTaskFlags(): Promise<string[]> {
+export function startTaskFlags(): Promise<string[]> {
+  return taskFlags("start");
+}
+
+/** The permission and V8 flags of a deno.json task ("start", "compile", "compile:exec"). */
+export async function taskFlags(task: string): Promise<string[]> {
   const config = JSON.parse(await Deno.readTextFile(join(root, "deno.json"))) as {
     tasks: Record<string, string>;
   };
-  const words = (config.tasks["start"] ?? "").split(/\s+/);
-  return words.filter((w) =>
+  const command = config.tasks[task];
+  if (command === undefined) throw new Error(`deno.json has no task "${task}"`);
+  return command.split(/\s+/).filter((w) =>
     w.startsWith("--allow-") || w.startsWith("--ignore-env") || w.startsWith("--deny-") ||
     w.startsWith("--v8-flags")
   );

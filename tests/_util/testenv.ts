@@ -12,6 +12,7 @@
  */
 import { join } from "node:path";
 import { startTestEnvProcess, type TestEnv } from "./testenv_process.ts";
+import { newLogPath, registerControlPlaneKeys, registerSecret } from "./test_logs.ts";
 
 export type { OwnedTestEnv, TestEnv } from "./testenv_process.ts";
 export { startOwnedTestEnv } from "./testenv_process.ts";
@@ -30,9 +31,13 @@ async function attach(path: string): Promise<TestEnv> {
 async function startShared(): Promise<TestEnv> {
   const shared = Deno.env.get("KUBELOOP_TESTENV_ATTACH");
   if (shared) return await attach(shared);
-  const { env, child } = await startTestEnvProcess();
+  // With log collection on (see test_logs.ts) the state directory, component logs included, is kept there.
+  const kept = newLogPath("testenv")?.replace(/\.log$/, "");
+  const placement = kept ? [`-dir=${kept}`, `-log-file=${join(kept, "testenv.log")}`] : [];
+  const { env, child } = await startTestEnvProcess(placement);
   // The process must not keep the test runner alive; closing our end of stdin at exit stops it.
   child.unref();
+  await registerControlPlaneKeys(env.dir);
   return env;
 }
 
@@ -66,7 +71,11 @@ export async function kubectl(
   }
   const out = await child.output();
   const dec = new TextDecoder();
-  return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
+  const result = { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
+  if (result.code === 0 && args[0] === "create" && args[1] === "token") {
+    registerSecret(result.stdout.trim(), `TokenRequest token (kubectl ${args.slice(2).join(" ")})`);
+  }
+  return result;
 }
 
 /** Like `kubectl`, but throws with kubectl's stderr when it exits non-zero. */
@@ -127,7 +136,9 @@ export async function mintClientCert(options: {
     }),
   });
   if (!res.ok) throw new Error(`mint failed: ${res.status} ${await res.text()}`);
-  return await res.json() as { cert: string; key: string };
+  const minted = await res.json() as { cert: string; key: string };
+  registerSecret(minted.key, `minted client key (cn ${options.cn})`);
+  return minted;
 }
 
 /** Reads the test CA certificate (PEM). */

@@ -202,6 +202,21 @@ Deno.test("a plugin that cannot be found reports the install hint", async () => 
   assert.match(error.message, /the command was not found\nbrew install plugin$/);
 });
 
+Deno.test("a plugin the program may not run (no --allow-run) is reported as such, with the NotCapable cause", async () => {
+  const denied = new Deno.errors.NotCapable(
+    'Requires run access to "/bin/plugin", run again with the --allow-run flag',
+  );
+  const { run } = scriptedRunner(denied);
+  const source = new ExecCredentialSource(execConfig(), { user: "u", runCommand: run });
+  const error = await rejection(source.get());
+  assert.equal(error.reason, "ExecFailed");
+  assert.match(
+    error.message,
+    /running it needs Deno's --allow-run permission, which this program was not given$/,
+  );
+  assert.equal(error.cause, denied);
+});
+
 Deno.test("interactiveMode Always is rejected clearly, since kubeloop is never interactive", () => {
   assert.throws(
     () =>

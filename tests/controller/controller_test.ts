@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { type Action, controller, type Request } from "../../lib/controller/mod.ts";
 import type { KubeObject } from "../../lib/client/types.ts";
 import { MetricsRegistry } from "../../lib/observe/mod.ts";
+import { exponentialFailureRateLimiter } from "../../lib/queue/mod.ts";
 import { flush } from "../_util/fake_clock.ts";
 import { keys, setup } from "./controller_setup.ts";
 import { configMapRef, deploymentRef, FakeInformers, fooRef, obj } from "./fake_informers.ts";
@@ -220,3 +221,28 @@ Deno.test("invalid worker counts are rejected", () => {
 });
 
 export type { KubeObject };
+
+Deno.test("keys waiting for a retry are retried at once when an informer reaches the API server again", async () => {
+  let failing = true;
+  const calls: Request[] = [];
+  const s = setup({
+    reconcile: (request) => {
+      calls.push(request);
+      return failing ? Promise.reject(new TypeError("connection refused")) : Promise.resolve();
+    },
+    rateLimiter: exponentialFailureRateLimiter({ baseDelayMs: 1000 }),
+  });
+  const { done } = await s.start();
+  s.foos.add(obj("a"));
+  for (let i = 0; i < 4; i++) await s.clock.advance(1000 * 2 ** i); // four failures: next retry in 16 s
+  const before = calls.length;
+  failing = false;
+  s.foos.recover();
+  await s.clock.advance(0);
+  assert.equal(calls.length, before + 1, "retried without waiting for its backoff");
+  assert.ok(s.lines.some((l) => l.msg.includes("retrying failed reconciles now")));
+  await s.clock.advance(60_000);
+  assert.equal(calls.length, before + 1, "and not again once it succeeded");
+  s.ctl.abort();
+  await done;
+});

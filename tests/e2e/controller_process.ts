@@ -7,7 +7,7 @@ import { freePort, startTaskFlags } from "../_util/start_task.ts";
 
 const root = new URL("../../", import.meta.url).pathname;
 
-export { freePort, startTaskFlags } from "../_util/start_task.ts";
+export { freePort, startTaskFlags, taskFlags } from "../_util/start_task.ts";
 
 /** The controller running as a subprocess "in-cluster": service env + a service-account directory. */
 export interface ControllerProcess extends AsyncDisposable {
@@ -22,6 +22,25 @@ export interface ControllerProcess extends AsyncDisposable {
   stop(): Promise<number>;
   /** Everything the process logged so far. */
   logs(): string;
+  /** The process id (to sample its memory). */
+  readonly pid: number;
+  /** The exit code once the process exited by itself or was stopped; undefined while it runs. */
+  exitCode(): number | undefined;
+}
+
+/** Options of {@linkcode startController}. */
+export interface ControllerProcessOptions {
+  /** Where the controller connects (KUBERNETES_SERVICE_HOST/PORT). @default the test kube-apiserver */
+  readonly apiServer?: { readonly hostname: string; readonly port: number };
+  /**
+   * Permission and V8 flags of `deno run`, or a function of the service-account and home directories
+   * that returns them. @default the start task's ({@linkcode startTaskFlags})
+   */
+  readonly denoFlags?: readonly string[] | ((dirs: { saDir: string; home: string }) => readonly string[]);
+  /** A module run before main.ts in the same process, with the same permissions (`--preload`). */
+  readonly preload?: string;
+  /** Environment variables added to the in-cluster ones. */
+  readonly env?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -29,7 +48,10 @@ export interface ControllerProcess extends AsyncDisposable {
  * task's permissions, in in-cluster mode: KUBERNETES_SERVICE_HOST/PORT point at the test apiserver and
  * KUBELOOP_SERVICE_ACCOUNT_DIR at a directory holding token, ca.crt and namespace.
  */
-export async function startController(extraArgs: string[] = []): Promise<ControllerProcess> {
+export async function startController(
+  extraArgs: string[] = [],
+  options: ControllerProcessOptions = {},
+): Promise<ControllerProcess> {
   const token = (await kubectlOk([
     "create",
     "token",
@@ -43,14 +65,19 @@ export async function startController(extraArgs: string[] = []): Promise<Control
   await Deno.writeTextFile(join(saDir, "token"), token);
   await Deno.copyFile(join(testEnv.dir, "ca.crt"), join(saDir, "ca.crt"));
   await Deno.writeTextFile(join(saDir, "namespace"), "kubeloop-system");
-  const server = new URL(testEnv.server);
+  const server = options.apiServer
+    ? { hostname: options.apiServer.hostname, port: String(options.apiServer.port) }
+    : new URL(testEnv.server);
   const healthPort = freePort();
   const metricsPort = freePort();
   const denoDir = Deno.env.get("DENO_DIR") ?? join(Deno.env.get("HOME") ?? "/root", ".cache", "deno");
   const child = new Deno.Command(Deno.execPath(), {
     args: [
       "run",
-      ...await startTaskFlags(),
+      ...(typeof options.denoFlags === "function"
+        ? options.denoFlags({ saDir, home })
+        : options.denoFlags ?? await startTaskFlags()),
+      ...(options.preload ? [`--preload=${options.preload}`] : []),
       join(root, "main.ts"),
       "--leader-elect",
       `--health-probe-bind-address=127.0.0.1:${healthPort}`,
@@ -69,12 +96,15 @@ export async function startController(extraArgs: string[] = []): Promise<Control
       KUBERNETES_SERVICE_HOST: server.hostname,
       KUBERNETES_SERVICE_PORT: server.port,
       KUBELOOP_SERVICE_ACCOUNT_DIR: saDir,
+      ...options.env,
     },
     stdin: "null",
     stdout: "piped",
     stderr: "piped",
   }).spawn();
-  const captured = captureOutput(child);
+  const captured = captureOutput(child, "controller");
+  let exitCode: number | undefined;
+  void child.status.then((s) => exitCode = s.code);
   let exited: Promise<number> | undefined;
   const stop = () => {
     if (!exited) {
@@ -116,6 +146,8 @@ export async function startController(extraArgs: string[] = []): Promise<Control
     },
     stop,
     logs: () => captured.text(),
+    pid: child.pid,
+    exitCode: () => exitCode,
     async [Symbol.asyncDispose]() {
       await stop();
     },

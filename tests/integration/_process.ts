@@ -61,7 +61,7 @@ export async function startManagerProcess(
     stdout: "piped",
     stderr: "piped",
   }).spawn();
-  const captured = captureOutput(child);
+  const captured = captureOutput(child, `manager-${options.identity}`);
   const exited = child.status.then(async (status) => {
     await captured.done;
     return status.code;

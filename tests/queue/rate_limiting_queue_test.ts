@@ -63,3 +63,42 @@ Deno.test("the queue can be disposed with await using", async () => {
   assert.equal(queue.shuttingDown, true);
   assert.equal(clock.pending, 0);
 });
+
+Deno.test("retryNow adds every item waiting for a rate-limited retry at once, keeping its retry count", async () => {
+  const clock = new FakeClock();
+  const queue = new RateLimitingQueue({
+    clock,
+    rateLimiter: exponentialFailureRateLimiter({ baseDelayMs: 1000 }),
+  });
+  for (let i = 0; i < 5; i++) queue.addRateLimited("a"); // grown to 16 s while the server was down
+  queue.addRateLimited("b");
+  queue.addAfter("periodic", 60_000); // a requeueAfter, not a retry
+  assert.equal(queue.len(), 0);
+  assert.equal(queue.retryNow(), 2);
+  assert.equal(queue.len(), 2);
+  assert.deepEqual([await queue.get(), await queue.get()].sort(), ["a", "b"]);
+  assert.equal(queue.numRequeues("a"), 5, "a failure after the retry backs off further");
+  assert.equal(queue.scheduled, 1, "the requeueAfter item keeps its time");
+  queue.done("a");
+  queue.done("b");
+  await clock.advance(16_000);
+  assert.equal(queue.len(), 0, "the dropped schedules do not add the items a second time");
+  await queue.shutDown();
+});
+
+Deno.test("retryNow skips items that succeeded since (forget) and items already added", async () => {
+  const clock = new FakeClock();
+  const queue = new RateLimitingQueue({
+    clock,
+    rateLimiter: exponentialFailureRateLimiter({ baseDelayMs: 1000 }),
+  });
+  queue.addRateLimited("ok");
+  queue.forget("ok");
+  assert.equal(queue.retryNow(), 0, "a forgotten item keeps its schedule but is no retry any more");
+  queue.addRateLimited("due");
+  await clock.advance(1000);
+  assert.equal(queue.len(), 2);
+  assert.equal(queue.retryNow(), 0, "both were added already");
+  assert.equal(queue.len(), 2);
+  await queue.shutDown();
+});

@@ -117,7 +117,9 @@ func mint(ca *keyPair, req mintRequest) (*mintResponse, error) {
 //
 //	POST /compact  compacts etcd at its current revision -> {"revision": N}
 //	POST /mint     mints a client certificate (mintRequest) -> {"cert", "key"}
-func serveControl(ca *keyPair, etcdURL string) (string, func(), error) {
+//
+// plus the fault operations of addFaultRoutes.
+func serveControl(ca *keyPair, etcdURL string, faults *faultControl) (string, func(), error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return "", nil, err
@@ -144,6 +146,7 @@ func serveControl(ca *keyPair, etcdURL string) (string, func(), error) {
 		}
 		_ = json.NewEncoder(w).Encode(resp)
 	})
+	addFaultRoutes(mux, faults)
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = srv.Serve(ln) }()
 	return "http://" + ln.Addr().String(), func() { _ = srv.Close() }, nil

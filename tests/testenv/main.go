@@ -101,7 +101,7 @@ func run(dir, binDir string, withKCM bool, printFmt string, stdinEOF bool, logFi
 		return err
 	}
 	server := "https://127.0.0.1:" + strconv.Itoa(port)
-	apiserver, err := startChild(ctx, filepath.Join(binDir, "kube-apiserver"), p("kube-apiserver.log"), append([]string{
+	apiserverFlags := []string{
 		"--advertise-address=127.0.0.1",
 		"--bind-address=127.0.0.1",
 		"--secure-port=" + strconv.Itoa(port),
@@ -121,7 +121,12 @@ func run(dir, binDir string, withKCM bool, printFmt string, stdinEOF bool, logFi
 		"--allow-privileged=true",
 		"--cert-dir=" + p("apiserver-certs"),
 		"--v=1",
-	}, apiserverArgs...))
+	}
+	apiserverFlags = append(apiserverFlags, apiserverArgs...)
+	// Restartable, so the control endpoint can kill it and start it again on the same etcd.
+	apiserver, err := newRestartable(func() (*child, error) {
+		return startChild(ctx, filepath.Join(binDir, "kube-apiserver"), p("kube-apiserver.log"), apiserverFlags)
+	})
 	if err != nil {
 		return err
 	}
@@ -132,7 +137,7 @@ func run(dir, binDir string, withKCM bool, printFmt string, stdinEOF bool, logFi
 		return err
 	}
 	for _, path := range []string{"/readyz", "/api/v1/namespaces/default"} {
-		if err := waitOK(ctx, client, server+path, apiserver.exited, 3*time.Minute); err != nil {
+		if err := waitOK(ctx, client, server+path, apiserver.current().exited, 3*time.Minute); err != nil {
 			return fmt.Errorf("kube-apiserver %s: %w (log: %s)", path, err, p("kube-apiserver.log"))
 		}
 	}
@@ -175,7 +180,10 @@ func run(dir, binDir string, withKCM bool, printFmt string, stdinEOF bool, logFi
 		logf("kube-scheduler and %d simulated nodes ready after %v", len(work.nodes), time.Since(started).Round(time.Millisecond))
 	}
 
-	control, stopControl, err := serveControl(keys.ca, etcdURL)
+	faults := &faultControl{apiserver: apiserver, etcd: etcd, apiserverReady: func(c context.Context) error {
+		return waitOK(c, client, server+"/readyz", apiserver.current().exited, 3*time.Minute)
+	}}
+	control, stopControl, err := serveControl(keys.ca, etcdURL, faults)
 	if err != nil {
 		return err
 	}
@@ -204,8 +212,8 @@ func run(dir, binDir string, withKCM bool, printFmt string, stdinEOF bool, logFi
 	case <-ctx.Done():
 		logf("stopping")
 		return nil
-	case <-apiserver.exited:
-		return fmt.Errorf("kube-apiserver exited: %v (log: %s)", apiserver.err, p("kube-apiserver.log"))
+	case err := <-apiserver.crashed:
+		return fmt.Errorf("kube-apiserver exited: %v (log: %s)", err, p("kube-apiserver.log"))
 	}
 }
 
@@ -225,7 +233,8 @@ func startChildEnv(ctx context.Context, bin, logPath string, args, env []string)
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	logFile, err := os.Create(logPath)
+	// Appending: a restarted component adds to the log of its previous run.
+	logFile, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
 		return nil, err
 	}

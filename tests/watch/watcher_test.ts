@@ -216,7 +216,7 @@ Deno.test("a silent watch is abandoned after the idle timeout and resumed from t
     new ScriptedBody([line("ADDED", cm("a", "11"))], { stall: true }),
     new ScriptedBody([line("ADDED", cm("b", "12"))], { stall: true }),
   ]);
-  const it = start(lw, { clock, idleMarginMs: 5_000 });
+  const it = start(lw, { clock, idleMarginMs: 5_000, heartbeatMs: 0 });
   assert.deepEqual((await take(it, 3)).map(brief), ["init", "initDone@10", "apply:a@11"]);
   const pending = it.next();
   await clock.advance(450_000 + 4_999);

@@ -1,0 +1,107 @@
+/**
+ * The disruptions a scenario can inflict in the middle of its churn, and what is measured while they
+ * last: a SIGKILLed kube-apiserver, an etcd outage, or every connection of the controller going
+ * dead without closing (a blackhole nobody heals: the controller has to notice by itself).
+ */
+import type { FaultProxy } from "../_util/fault_proxy.ts";
+import { killApiserver, startApiserver, startEtcd, stopEtcd } from "../_util/control_plane_faults.ts";
+import type { ControllerProcess } from "../e2e/controller_process.ts";
+import { type ControllerFigures, delta, readFigures } from "./_controller_metrics.ts";
+
+/** A disruption in the middle of the churn. */
+export interface Disruption {
+  readonly kind: "apiserver-kill" | "etcd-outage" | "blackhole";
+  /** When it starts, after the churn started. */
+  readonly atMs: number;
+  /** How long the component stays down (the blackhole: how long the churn goes on after it). */
+  readonly downMs: number;
+}
+
+/** Controller counters while the component was down. */
+export type DownFigures = ControllerFigures & {
+  readonly seconds: number;
+  readonly refusedConnections: number;
+};
+
+/** ms from the kill/stop to the restart, and from the restart to kube-apiserver's /readyz. */
+export interface OutageFigures {
+  readonly downMs: number;
+  readonly restartToReadyMs: number;
+}
+
+/** When, after the blackhole, the controller gave up each dead watch (from its log). */
+export interface BlackholeFigures {
+  readonly links: number;
+  readonly watchesReplacedAfterMs: number[];
+}
+
+/** What the disruption left to measure: `t0` is when convergence is timed from. */
+export interface DisruptionOutcome {
+  readonly t0: number;
+  readonly whileDown?: DownFigures;
+  readonly outage?: OutageFigures;
+  readonly blackhole?: BlackholeFigures;
+}
+
+interface Context {
+  readonly proxy: FaultProxy;
+  readonly controller: ControllerProcess;
+  readonly started: number;
+  readonly log: (line: string) => void;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Waits `d.atMs`, inflicts `d`, and returns once it is over. */
+export async function disrupt(d: Disruption, ctx: Context): Promise<DisruptionOutcome> {
+  const { proxy, controller, log } = ctx;
+  await sleep(d.atMs);
+  if (d.kind === "blackhole") {
+    const at = Date.now();
+    const links = proxy.links();
+    for (const link of links) proxy.blackhole(link);
+    log(
+      `blackhole: ${links.length} connections dead at +${
+        at - ctx.started
+      } ms; churn goes on for ${d.downMs} ms`,
+    );
+    await sleep(d.downMs);
+    return {
+      t0: Date.now(),
+      blackhole: { links: links.length, watchesReplacedAfterMs: idleTimeoutsSince(controller, at) },
+    };
+  }
+  const refusedBefore = proxy.counters.refused;
+  const downFigures = await readFigures(controller.metricsUrl);
+  const down = d.kind === "apiserver-kill" ? (await killApiserver()).killedAt : (await stopEtcd()).stoppedAt;
+  log(`${d.kind} at +${down - ctx.started} ms`);
+  await sleep(d.downMs);
+  const upFigures = await readFigures(controller.metricsUrl);
+  const whileDown = {
+    ...delta(downFigures, upFigures),
+    seconds: (upFigures.at - downFigures.at) / 1000,
+    refusedConnections: proxy.counters.refused - refusedBefore,
+  };
+  const back = d.kind === "apiserver-kill" ? await startApiserver() : await startEtcd();
+  log(`ready again ${back.readyAt - back.startedAt} ms after the restart`);
+  return {
+    t0: back.readyAt,
+    whileDown,
+    outage: { downMs: back.startedAt - down, restartToReadyMs: back.readyAt - back.startedAt },
+  };
+}
+
+/** ms after `since` of each "watch received no bytes" retry the controller logged. */
+function idleTimeoutsSince(controller: ControllerProcess, since: number): number[] {
+  const out: number[] = [];
+  for (const line of controller.logs().split("\n")) {
+    if (!line.includes("received no bytes")) continue;
+    try {
+      const at = Date.parse((JSON.parse(line) as { ts: string }).ts);
+      if (at >= since) out.push(at - since);
+    } catch {
+      // not a log line
+    }
+  }
+  return out;
+}
