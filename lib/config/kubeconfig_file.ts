@@ -1,5 +1,5 @@
-import { parse, YAMLError } from "yaml";
 import { ConfigError } from "./config_error.ts";
+import { loadYaml, type YamlModule } from "./_yaml.ts";
 import { type ExecConfig, parseExecConfig } from "./exec_config.ts";
 import { decodeBase64Text, dirname, resolvePath } from "./_private.ts";
 import {
@@ -98,18 +98,20 @@ const UNSUPPORTED_USER_KEYS = [
 /**
  * Parses and validates one kubeconfig (YAML or JSON). Every entry is checked for types and
  * base64, as client-go's decoder does for the whole file; features kubeloop does not support
- * are only recorded, and rejected when the selected context uses them.
+ * are only recorded, and rejected when the selected context uses them. Asynchronous because the
+ * YAML parser is loaded on first use (a controller running in a pod never needs it).
  * @throws {ConfigError} `Parse`, `InvalidField` or `MissingField`, naming `path` and the field.
  */
-export function parseKubeconfig(text: string, path: string): KubeconfigFile {
+export async function parseKubeconfig(text: string, path: string): Promise<KubeconfigFile> {
+  const yaml = await loadYaml();
   let doc: unknown;
   try {
     // logLevel "error": warnings (e.g. an unknown tag, which quotes it) are not printed to the console.
-    doc = parse(text, { logLevel: "error" });
+    doc = yaml.parse(text, { logLevel: "error" });
   } catch (error) {
     // The yaml library's message quotes the offending source line, which may hold a token or key,
     // so neither it nor the error itself (as a cause) leaves here: only its code and position.
-    throw new ConfigError(`Cannot parse kubeconfig "${path}": ${yamlErrorSummary(error)}`, {
+    throw new ConfigError(`Cannot parse kubeconfig "${path}": ${yamlErrorSummary(error, yaml)}`, {
       reason: "Parse",
       file: path,
     });
@@ -143,8 +145,8 @@ export function parseKubeconfig(text: string, path: string): KubeconfigFile {
 }
 
 /** What went wrong and where, without any of the source text: e.g. `invalid YAML (BAD_INDENT) at line 3, column 5`. */
-function yamlErrorSummary(error: unknown): string {
-  if (!(error instanceof YAMLError)) {
+function yamlErrorSummary(error: unknown, yaml: YamlModule): string {
+  if (!(error instanceof yaml.YAMLError)) {
     return `invalid YAML (${error instanceof Error ? error.name : "unknown error"})`;
   }
   const at = error.linePos?.[0];

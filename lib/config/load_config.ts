@@ -156,5 +156,5 @@ async function readKubeconfig(path: string, read: ReadTextFile): Promise<Kubecon
       cause,
     });
   }
-  return parseKubeconfig(text, path);
+  return await parseKubeconfig(text, path);
 }
