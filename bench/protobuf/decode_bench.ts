@@ -10,7 +10,6 @@
  *   deno run --allow-all bench/protobuf/decode_bench.ts [--n=10000] [--rounds=15]
  */
 import assert from "node:assert/strict";
-import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { loadConfig } from "../../lib/config/mod.ts";
 import { startControlPlane } from "../_util/control_plane.ts";

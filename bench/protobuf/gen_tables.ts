@@ -122,4 +122,4 @@ for (const name of [...reachable].sort()) {
 lines.push("};", "");
 const target = new URL("./k8s_tables.ts", import.meta.url).pathname;
 await Deno.writeTextFile(target, lines.join("\n"));
-console.log(`wrote ${reachable.size} messages to ${target}`);
+Deno.stderr.writeSync(new TextEncoder().encode(`wrote ${reachable.size} messages to ${target}\n`));
