@@ -7,7 +7,8 @@
  *     [--svg=FILE] [--json=FILE]
  *
  * Peers: kubeloop (library defaults), kubeloop-paged / kubeloop-stream (initial list forced),
- * kubeloop@DIR (the probe of another tree, e.g. `git archive` of an older commit), client-go (protobuf for
+ * kubeloop@DIR (the probe of another tree, e.g. `git archive` of an older commit), kubeloop+FLAGS (other V8
+ * flags than deno.json's "start" task, comma-separated; combinable: kubeloop-paged@DIR+FLAGS), client-go (protobuf for
  * built-in kinds), client-go-json, client-go-strip (managedFields dropped by a transform, as
  * controller-runtime's TransformStripManagedFields does), client-node, kube-rs.
  *
@@ -112,7 +113,7 @@ if (peers.includes("kube-rs")) {
 }
 await run(Deno.execPath(), ["cache", "--quiet", join(here, "kubeloop_informer.ts")]);
 for (const p of peers) {
-  const dir = p.match(/^kubeloop[^@]*@(.+)$/)?.[1];
+  const dir = p.match(/^kubeloop[^@+]*@([^+]+)/)?.[1];
   if (dir) {
     await run(Deno.execPath(), [
       "cache",
@@ -134,13 +135,20 @@ const v8Flags = await shippedV8Flags();
 
 function command(peer: string, n: number, kubeconfig: string): string[] {
   // kubeloop@DIR: the probe of another tree (e.g. an older commit from `git archive`), to measure a lever.
-  const dir = peer.match(/^kubeloop[^@]*@(.+)$/)?.[1];
+  const dir = peer.match(/^kubeloop[^@+]*@([^+]+)/)?.[1];
+  // kubeloop…+FLAG,FLAG: these V8 flags instead of the shipped ones ("+" alone: none).
+  const flagsOverride = peer.match(/\+(.*)$/)?.[1];
+  const flags = flagsOverride === undefined
+    ? v8Flags
+    : flagsOverride === ""
+    ? []
+    : [`--v8-flags=${flagsOverride}`];
   const probe = dir ? join(dir, "bench/peers/kubeloop_informer.ts") : join(here, "kubeloop_informer.ts");
   const kubeloop = (initialList?: string) => [
     Deno.execPath(),
     "run",
     "--quiet",
-    ...v8Flags,
+    ...flags,
     "--allow-net=127.0.0.1",
     "--allow-read",
     "--allow-env=KUBECONFIG,HOME,KUBERNETES_SERVICE_HOST,KUBERNETES_SERVICE_PORT,KUBELOOP_BENCH_T0_MS",
@@ -160,7 +168,7 @@ function command(peer: string, n: number, kubeconfig: string): string[] {
     `-resource=${KIND}`,
     ...flags,
   ];
-  switch (peer.replace(/@.*$/, "")) {
+  switch (peer.replace(/[@+].*$/, "")) {
     case "kubeloop":
       return kubeloop();
     case "kubeloop-paged":

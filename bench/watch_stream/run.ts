@@ -87,6 +87,12 @@ while (!ready.includes("\n")) {
 void reader.cancel();
 const { kubeconfig } = JSON.parse(ready.split("\n")[0]!) as { kubeconfig: string };
 
+/** The shipped controller's V8 flags (deno.json "start"), for the kubeloop clients. */
+const config = JSON.parse(await Deno.readTextFile(join(repo, "deno.json"))) as {
+  tasks: Record<string, string>;
+};
+const shippedV8 = (config.tasks["start"] ?? "").split(/\s+/).filter((w) => w.startsWith("--v8-flags"));
+
 function command(client: string): string[] {
   if (client === "client-node") {
     return ["node", join(cache, "client-node/watch.mjs"), kubeconfig, String(EVENTS)];
@@ -98,6 +104,7 @@ function command(client: string): string[] {
     "--allow-net=127.0.0.1",
     "--allow-read",
     "--allow-env",
+    ...(client.startsWith("kubeloop") ? shippedV8 : []),
     join(here, "deno_watch.ts"),
     client,
     kubeconfig,
