@@ -2,6 +2,20 @@
 # kubeloop sample-controller: a single `deno compile` binary on distroless.
 # Build:  docker build -t kubeloop/sample-controller:0.1.0 .
 
+# Base images. Both stages should be referenced by digest, `FROM <image>:<tag>@sha256:<digest>`, so a rebuild
+# uses exactly the bytes that were reviewed (a tag can be re-pushed; distroless's `nonroot` moves with every
+# Debian security update). The digests are not filled in yet: they must be read from the registry, which the
+# machine this was written on cannot reach, and a digest copied from anywhere else is not a pin. To pin or bump
+# (e.g. for a new Deno version or a distroless security rebuild), on a machine with registry access:
+#   docker buildx imagetools inspect denoland/deno:debian-2.9.6          # the "Digest:" line (multi-arch index)
+#   docker buildx imagetools inspect gcr.io/distroless/cc-debian12:nonroot
+# (or `crane digest <image>:<tag>`), append `@sha256:...` to the tag below, rebuild, and run the image's
+# `--version`. Keep the tag next to the digest: it documents what the digest is and the packaging test reads it.
+# Distroless images are signed keyless; check a new digest before pinning it:
+#   cosign verify gcr.io/distroless/cc-debian12:nonroot@sha256:<digest>
+#     --certificate-oidc-issuer https://accounts.google.com
+#     --certificate-identity keyless@distroless.iam.gserviceaccount.com
+
 # Build stage: the official Deno image at the exact version the project pins in .tools/deno/package.json
 # (2.9.6; tests/packaging/dockerfile_test.ts checks they agree).
 FROM denoland/deno:debian-2.9.6 AS build

@@ -2,13 +2,19 @@ import type { Clock } from "../time/clock.ts";
 
 /** Options of {@linkcode withTimeout}. */
 export interface WithTimeoutOptions {
-  /** Aborts the call early too. @default never */
+  /**
+   * Aborts the call early too.
+   * @default {never}
+   */
   signal?: AbortSignal | undefined;
   /** The call's signal aborts with a TimeoutError after this long. */
   timeoutMs: number;
   /** Measures the timeout, so unit tests use a fake clock. */
   clock: Clock;
-  /** Names the call in the TimeoutError's message. @default "Operation" */
+  /**
+   * Names the call in the TimeoutError's message.
+   * @default {"Operation"}
+   */
   what?: string;
 }
 

@@ -1,3 +1,6 @@
+import { deepFreeze } from "../_internal/deep_freeze.ts";
+import { ApiError } from "../client/api_error.ts";
+import type { DeepReadonly } from "../client/deep_readonly.ts";
 import type { KubeObject, ResourceRef } from "../client/types.ts";
 import { type Logger, noopLogger } from "../observe/types.ts";
 import { type Clock, systemClock, type Timer } from "../time/clock.ts";
@@ -12,39 +15,83 @@ import { IndexedStore, type Indexers, type Store } from "./store.ts";
 import { type StoreChange, StoreWriter } from "./store_writer.ts";
 import { stripManagedFields } from "./strip_managed_fields.ts";
 
-/** Callbacks for cache changes. Exceptions (and rejected promises) are logged and never stop the informer. */
+/**
+ * Callbacks for cache changes, with the cached (shared, read-only) objects. Exceptions (and rejected
+ * promises) are logged and never stop the informer.
+ */
 export interface InformerHandler<T extends KubeObject> {
   /** A new object, or every cached object when subscribing after the first sync. */
-  onAdd?(object: T): void | Promise<void>;
+  onAdd?(object: DeepReadonly<T>): void | Promise<void>;
   /** A changed object; on resync `oldObject === newObject`. */
-  onUpdate?(oldObject: T, newObject: T): void | Promise<void>;
+  onUpdate?(oldObject: DeepReadonly<T>, newObject: DeepReadonly<T>): void | Promise<void>;
   /** A deleted object; see `StoreChange` for `finalStateUnknown`. */
-  onDelete?(object: T, info: { finalStateUnknown: boolean }): void | Promise<void>;
+  onDelete?(object: DeepReadonly<T>, info: { finalStateUnknown: boolean }): void | Promise<void>;
 }
 
 /** Options of {@linkcode Informer}: the watcher's, plus caching and delivery. */
 export interface InformerOptions<T extends KubeObject> extends Omit<WatcherOptions, "signal" | "hooks"> {
-  /** Secondary indexes besides the built-in "namespace" one. */
+  /**
+   * Secondary indexes besides the built-in "namespace" one.
+   * @default {only the namespace index}
+   */
   readonly indexers?: Indexers<T>;
   /**
    * Drop `metadata.managedFields` before caching (without `delete`; see `stripManagedFields`).
    * @default {true}
    */
   readonly stripManagedFields?: boolean;
-  /** Applied to every object before it is cached (after stripping). Must not mutate its argument. */
+  /**
+   * Deep-freeze every object as it enters the cache, so a write to a cached object through a cast throws
+   * a TypeError instead of corrupting the cache silently. For tests (it costs a walk of every object);
+   * the types already make such writes compile errors.
+   * @default {false}
+   */
+  readonly freezeObjects?: boolean;
+  /**
+   * Applied to every object before it is cached (after stripping). Must not mutate its argument.
+   * @default {none}
+   */
   readonly transform?: (object: T) => T;
   /**
    * Every this many ms, re-deliver each cached object as `onUpdate(obj, obj)`; 0 turns it off.
    * @default {0}
    */
   readonly resyncPeriodMs?: number;
-  /** Watch retry policy. @default {{ initialMs: 800, maxMs: 30000, factor: 2, resetAfterMs: 120000 }} */
+  /**
+   * Watch retry policy.
+   * @default {initialMs 800, maxMs 30000, factor 2, resetAfterMs 120000} (the Backoff defaults)
+   */
   readonly backoff?: Omit<BackoffOptions, "clock" | "random">;
-  /** Metric hooks. @default {noopInformerMetrics} */
+  /**
+   * Metric hooks.
+   * @default {noopInformerMetrics}
+   */
   readonly metrics?: InformerMetrics;
 }
 
 type Listener<T extends KubeObject> = (change: StoreChange<T>) => void;
+
+/** The last list or watch failure of an informer. */
+export interface SyncError {
+  /** The error's message (for an API error, the server's Status message). */
+  readonly message: string;
+  /** HTTP status of an API error, e.g. 403 or 404. */
+  readonly code?: number;
+  /** Status reason of an API error, e.g. "Forbidden" or "NotFound". */
+  readonly reason?: string;
+  /** When it happened, in ms since the epoch (the informer's clock). */
+  readonly atMs: number;
+}
+
+/** Whether an informer has synced, and if not, what went wrong last. */
+export interface SyncStatus {
+  /** "group/version/plural" (or "version/plural" for core). */
+  readonly resource: string;
+  /** True once the first full list is in the store. */
+  readonly synced: boolean;
+  /** The last list or watch failure since the last successful list, if any. */
+  readonly lastError?: SyncError;
+}
 
 /**
  * Keeps a {@linkcode Store} of one resource current (watcher + backoff + store writer) and tells
@@ -59,7 +106,7 @@ export class Informer<T extends KubeObject = KubeObject> {
   /** The cache; read-only for everyone but this informer. */
   readonly store: Store<T>;
   readonly #client: ListWatcher;
-  readonly #ref: ResourceRef;
+  readonly #ref: ResourceRef<T>;
   readonly #options: InformerOptions<T>;
   readonly #writer: StoreWriter<T>;
   readonly #listeners = new Set<Listener<T>>();
@@ -68,9 +115,11 @@ export class Informer<T extends KubeObject = KubeObject> {
   readonly #metrics: InformerMetrics;
   readonly #resource: string;
   #running = false;
+  #lastError: SyncError | undefined;
+  #loggedFailure = "";
 
   /** Creates an idle informer; nothing happens until `run()`. */
-  constructor(client: ListWatcher, ref: ResourceRef, options: InformerOptions<T> = {}) {
+  constructor(client: ListWatcher, ref: ResourceRef<T>, options: InformerOptions<T> = {}) {
     this.#client = client;
     this.#ref = ref;
     this.#options = options;
@@ -86,6 +135,20 @@ export class Informer<T extends KubeObject = KubeObject> {
   /** True once the first full list is in the store. */
   hasSynced(): boolean {
     return this.#writer.hasSynced();
+  }
+
+  /** "group/version/plural" of the watched resource (the `resource` label of its metrics and logs). */
+  get resource(): string {
+    return this.#resource;
+  }
+
+  /**
+   * Synced or not, and the last failure since the last successful list: what readiness reports while an
+   * informer cannot sync, e.g. 403 Forbidden (RBAC missing) or 404 Not Found (CRD not installed).
+   */
+  syncStatus(): SyncStatus {
+    const synced = this.hasSynced();
+    return { resource: this.#resource, synced, ...(this.#lastError ? { lastError: this.#lastError } : {}) };
   }
 
   /** Resolves after the first full sync; rejects with `signal.reason` if `signal` aborts first. */
@@ -142,18 +205,54 @@ export class Informer<T extends KubeObject = KubeObject> {
       onError: (error) => {
         metrics.watchError(resource);
         if (error instanceof WatchDecodeError) metrics.decodeError(resource);
+        this.#failed(error);
       },
     });
     const resync = this.#startResync();
     try {
       for await (const raw of events) {
         if (raw.type === "init") metrics.relist(resource);
+        if (raw.type === "initDone") this.#recovered();
         for (const change of this.#writer.apply(this.#transformEvent(raw))) this.#emit(change);
       }
     } finally {
       resync?.cancel();
       this.#running = false;
     }
+  }
+
+  /**
+   * Records a list/watch failure. Answers that will not fix themselves without an operator — 401, 403, 404
+   * — are logged at error level once per distinct status (the backoff loop warns about every retry), naming
+   * the resource, the status and the likely cause.
+   */
+  #failed(error: Error): void {
+    const api = error instanceof ApiError ? error : undefined;
+    this.#lastError = {
+      message: error.message,
+      atMs: this.#clock.now(),
+      ...(api ? { code: api.code, reason: api.reason } : {}),
+    };
+    if (!api || ![401, 403, 404].includes(api.code)) return;
+    const key = `${api.code} ${api.reason}`;
+    if (key === this.#loggedFailure) return;
+    this.#loggedFailure = key;
+    const hint = api.code === 404
+      ? "the resource does not exist on this server: is its CustomResourceDefinition installed?"
+      : api.code === 403
+      ? "the RBAC rules of this identity do not allow list and watch on it"
+      : "the credentials were rejected";
+    this.#logger.error(`Cannot list/watch ${this.#resource}: ${api.reason} (${api.code}); ${hint}`, {
+      code: api.code,
+      reason: api.reason,
+      error: api.message,
+    });
+  }
+
+  #recovered(): void {
+    if (this.#loggedFailure !== "") this.#logger.info("Listed after earlier failures", {});
+    this.#lastError = undefined;
+    this.#loggedFailure = "";
   }
 
   #startResync(): Timer | undefined {
@@ -191,7 +290,7 @@ export class Informer<T extends KubeObject = KubeObject> {
         this.#logger.error("Transform failed; caching the object untransformed", { error: String(error) });
       }
     }
-    return out;
+    return this.#options.freezeObjects ? deepFreeze(out) : out;
   }
 
   #emit(change: StoreChange<T>): void {

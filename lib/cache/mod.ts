@@ -30,7 +30,14 @@ export type {
   WatchEventType,
   WatchOptions,
 } from "../watch/mod.ts";
-export { Informer, type InformerHandler, type InformerOptions, resourceName } from "./informer.ts";
+export {
+  Informer,
+  type InformerHandler,
+  type InformerOptions,
+  resourceName,
+  type SyncError,
+  type SyncStatus,
+} from "./informer.ts";
 export { type InformerMetrics, noopInformerMetrics } from "./informer_metrics.ts";
 export {
   type InformerScope,
@@ -38,13 +45,6 @@ export {
   type SharedInformerFactoryOptions,
   type SharedInformerOptions,
 } from "./shared_informer_factory.ts";
-export {
-  IndexedStore,
-  type Indexers,
-  type IndexFunc,
-  NAMESPACE_INDEX,
-  objectKey,
-  type Store,
-} from "./store.ts";
+export { IndexedStore, type Indexers, type IndexFunc, NAMESPACE_INDEX, type Store } from "./store.ts";
 export { type StoreChange, StoreWriter } from "./store_writer.ts";
 export { stripManagedFields } from "./strip_managed_fields.ts";

@@ -1,10 +1,8 @@
-import { objectKey } from "../client/paths.ts";
+import type { DeepReadonly } from "../client/deep_readonly.ts";
 import type { KubeObject } from "../client/types.ts";
 
-export { objectKey };
-
 /** Computes the index values of an object (zero, one or several). Must be pure and fast. */
-export type IndexFunc<T extends KubeObject> = (object: T) => readonly string[];
+export type IndexFunc<T extends KubeObject> = (object: DeepReadonly<T>) => readonly string[];
 
 /** Named index functions. */
 export type Indexers<T extends KubeObject> = Readonly<Record<string, IndexFunc<T>>>;
@@ -15,24 +13,26 @@ export const NAMESPACE_INDEX = "namespace";
 /**
  * Read access to a cache of objects kept current by an informer.
  *
- * Objects are shared, not copied: **never mutate an object you got from a store** (copy it first,
- * e.g. with `structuredClone`); a mutation would silently corrupt the cache for every reader.
+ * Objects are shared, not copied, so they are handed out as `DeepReadonly<T>`: writing to one is a
+ * compile error (copy it first, e.g. with `structuredClone`, to build a changed version). A write through
+ * a cast would silently corrupt the cache for every reader; the informer option `freezeObjects` makes it
+ * throw at run time instead (for tests).
  * Lists are snapshots taken at call time. Readers never see a half-listed cache: the initial list
  * and every relist become visible at once.
  */
 export interface Store<T extends KubeObject> {
   /** The object at `key` ("namespace/name" or "name"). */
-  get(key: string): T | undefined;
+  get(key: string): DeepReadonly<T> | undefined;
   /** Shorthand for `get` with the key built from `name` and `namespace`. */
-  getByName(name: string, namespace?: string): T | undefined;
+  getByName(name: string, namespace?: string): DeepReadonly<T> | undefined;
   /** All objects. */
-  list(): T[];
+  list(): DeepReadonly<T>[];
   /** All keys. */
   keys(): string[];
   /** Objects whose index function `indexName` returned `value`. Throws RangeError for an unknown index. */
-  byIndex(indexName: string, value: string): T[];
+  byIndex(indexName: string, value: string): DeepReadonly<T>[];
   /** Objects in namespace `namespace` (the built-in namespace index). */
-  listByNamespace(namespace: string): T[];
+  listByNamespace(namespace: string): DeepReadonly<T>[];
   /** Number of objects. */
   readonly size: number;
 }
@@ -42,7 +42,7 @@ export interface Store<T extends KubeObject> {
  * everyone else should hold it as a {@linkcode Store}.
  */
 export class IndexedStore<T extends KubeObject> implements Store<T> {
-  #items = new Map<string, T>();
+  #items = new Map<string, DeepReadonly<T>>();
   readonly #indexers: Map<string, IndexFunc<T>>;
   #indexes = new Map<string, Map<string, Set<string>>>();
 
@@ -55,15 +55,15 @@ export class IndexedStore<T extends KubeObject> implements Store<T> {
     for (const name of this.#indexers.keys()) this.#indexes.set(name, new Map());
   }
 
-  get(key: string): T | undefined {
+  get(key: string): DeepReadonly<T> | undefined {
     return this.#items.get(key);
   }
 
-  getByName(name: string, namespace?: string): T | undefined {
+  getByName(name: string, namespace?: string): DeepReadonly<T> | undefined {
     return this.#items.get(namespace ? `${namespace}/${name}` : name);
   }
 
-  list(): T[] {
+  list(): DeepReadonly<T>[] {
     return [...this.#items.values()];
   }
 
@@ -75,7 +75,7 @@ export class IndexedStore<T extends KubeObject> implements Store<T> {
     return this.#items.size;
   }
 
-  byIndex(indexName: string, value: string): T[] {
+  byIndex(indexName: string, value: string): DeepReadonly<T>[] {
     const index = this.#indexes.get(indexName);
     if (!index) {
       throw new RangeError(
@@ -84,7 +84,7 @@ export class IndexedStore<T extends KubeObject> implements Store<T> {
     }
     const keys = index.get(value);
     if (!keys) return [];
-    const out: T[] = [];
+    const out: DeepReadonly<T>[] = [];
     for (const key of keys) {
       const object = this.#items.get(key);
       if (object) out.push(object);
@@ -92,12 +92,12 @@ export class IndexedStore<T extends KubeObject> implements Store<T> {
     return out;
   }
 
-  listByNamespace(namespace: string): T[] {
+  listByNamespace(namespace: string): DeepReadonly<T>[] {
     return this.byIndex(NAMESPACE_INDEX, namespace);
   }
 
   /** Inserts or replaces the object at `key`, keeping the indexes current. Returns the previous one. */
-  set(key: string, object: T): T | undefined {
+  set(key: string, object: DeepReadonly<T>): DeepReadonly<T> | undefined {
     const old = this.#items.get(key);
     if (old) this.#unindex(key, old);
     this.#items.set(key, object);
@@ -106,7 +106,7 @@ export class IndexedStore<T extends KubeObject> implements Store<T> {
   }
 
   /** Removes the object at `key`. Returns it. */
-  delete(key: string): T | undefined {
+  delete(key: string): DeepReadonly<T> | undefined {
     const old = this.#items.get(key);
     if (!old) return undefined;
     this.#unindex(key, old);
@@ -115,13 +115,13 @@ export class IndexedStore<T extends KubeObject> implements Store<T> {
   }
 
   /** Replaces the whole content in one synchronous step (the atomic swap after a list). */
-  replace(items: Map<string, T>): void {
+  replace(items: Map<string, DeepReadonly<T>>): void {
     this.#items = items;
     for (const name of this.#indexers.keys()) this.#indexes.set(name, new Map());
     for (const [key, object] of items) this.#index(key, object);
   }
 
-  #index(key: string, object: T): void {
+  #index(key: string, object: DeepReadonly<T>): void {
     for (const [name, fn] of this.#indexers) {
       const index = this.#indexes.get(name)!;
       for (const value of fn(object)) {
@@ -132,7 +132,7 @@ export class IndexedStore<T extends KubeObject> implements Store<T> {
     }
   }
 
-  #unindex(key: string, object: T): void {
+  #unindex(key: string, object: DeepReadonly<T>): void {
     for (const [name, fn] of this.#indexers) {
       const index = this.#indexes.get(name)!;
       for (const value of fn(object)) {

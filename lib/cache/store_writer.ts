@@ -1,17 +1,19 @@
+import type { DeepReadonly } from "../client/deep_readonly.ts";
 import type { KubeObject } from "../client/types.ts";
 import type { WatcherEvent } from "../watch/watcher_event.ts";
 import { assertNever } from "../watch/watch_event.ts";
-import { type IndexedStore, objectKey } from "./store.ts";
+import { objectKey } from "../client/paths.ts";
+import type { IndexedStore } from "./store.ts";
 
-/** A change to the cache, as handlers see it. */
+/** A change to the cache, as handlers see it (the objects are the cached, read-only ones). */
 export type StoreChange<T extends KubeObject> =
-  | { type: "add"; object: T }
-  | { type: "update"; oldObject: T; object: T }
+  | { type: "add"; object: DeepReadonly<T> }
+  | { type: "update"; oldObject: DeepReadonly<T>; object: DeepReadonly<T> }
   /**
    * `finalStateUnknown`: the object vanished between two lists, so the delete itself was missed and
    * `object` is the last state we knew, not the final one.
    */
-  | { type: "delete"; object: T; finalStateUnknown: boolean };
+  | { type: "delete"; object: DeepReadonly<T>; finalStateUnknown: boolean };
 
 /**
  * Applies watcher events to an {@linkcode IndexedStore} and reports what changed.
@@ -26,7 +28,7 @@ export type StoreChange<T extends KubeObject> =
  */
 export class StoreWriter<T extends KubeObject> {
   readonly #store: IndexedStore<T>;
-  #buffer: Map<string, T> | undefined;
+  #buffer: Map<string, DeepReadonly<T>> | undefined;
   #synced = false;
   #resolveReady!: () => void;
   readonly #ready: Promise<void>;
@@ -63,24 +65,21 @@ export class StoreWriter<T extends KubeObject> {
         this.#buffer = new Map();
         return [];
       case "initApply":
-        (this.#buffer ??= new Map()).set(objectKey(event.object), event.object);
+        (this.#buffer ??= new Map()).set(objectKey(event.object), cached(event.object));
         return [];
       case "initDone":
         return this.#swap();
       case "apply": {
         const key = objectKey(event.object);
         const old = this.#store.get(key);
-        if (old && sameVersion(old, event.object)) return [];
-        this.#store.set(key, event.object);
-        return [
-          old
-            ? { type: "update", oldObject: old, object: event.object }
-            : { type: "add", object: event.object },
-        ];
+        const object = cached(event.object);
+        if (old && sameVersion(old, object)) return [];
+        this.#store.set(key, object);
+        return [old ? { type: "update", oldObject: old, object } : { type: "add", object }];
       }
       case "delete": {
         const old = this.#store.delete(objectKey(event.object));
-        return old ? [{ type: "delete", object: event.object, finalStateUnknown: false }] : [];
+        return old ? [{ type: "delete", object: cached(event.object), finalStateUnknown: false }] : [];
       }
       case "error":
         return [];
@@ -90,10 +89,10 @@ export class StoreWriter<T extends KubeObject> {
   }
 
   #swap(): StoreChange<T>[] {
-    const next = this.#buffer ?? new Map<string, T>();
+    const next = this.#buffer ?? new Map<string, DeepReadonly<T>>();
     this.#buffer = undefined;
     const changes: StoreChange<T>[] = [];
-    const previous = new Map<string, T>();
+    const previous = new Map<string, DeepReadonly<T>>();
     for (const key of this.#store.keys()) previous.set(key, this.#store.get(key)!);
     for (const [key, object] of next) {
       const old = previous.get(key);
@@ -113,7 +112,15 @@ export class StoreWriter<T extends KubeObject> {
   }
 }
 
-function sameVersion(a: KubeObject, b: KubeObject): boolean {
+/**
+ * `object` as it enters the cache: from here on it is shared by every reader, so it is typed read-only.
+ * The one place the mutable type becomes the read-only one.
+ */
+function cached<T>(object: T): DeepReadonly<T> {
+  return object as DeepReadonly<T>;
+}
+
+function sameVersion(a: DeepReadonly<KubeObject>, b: DeepReadonly<KubeObject>): boolean {
   const rv = a.metadata.resourceVersion;
   return rv !== undefined && rv === b.metadata.resourceVersion;
 }

@@ -4,45 +4,96 @@ import type { Clock } from "../time/clock.ts";
 import type { RequestMetrics } from "./request_metrics.ts";
 import type { KubeObject, ObjectList } from "./types.ts";
 
+/** A guard consulted right before each write request; `LeaseFence` from lib/leader fits. */
+export interface WriteFence {
+  /** Throws to refuse the write (the error reaches the caller as it is). */
+  check(): void;
+}
+
 /** Options of a KubeClient. */
 export interface KubeClientOptions {
   /**
    * Sends the requests. When absent, the client owns an HttpClient for the TLS identity in use; when
    * an exec plugin hands out a new client certificate, the previous one is closed and a new one made.
    * Owned clients are closed on dispose; a given transport is never closed by the KubeClient.
+   * @default {an owned HttpClient per TLS identity}
    */
   readonly transport?: Transport;
-  /** Client-side rate limit in requests per second; absent or 0 means no client-side limit. @default undefined */
+  /**
+   * Client-side rate limit in requests per second; absent or 0 means no client-side limit.
+   * @default {undefined}
+   */
   readonly qps?: number;
-  /** Burst for `qps`. @default 10 */
+  /**
+   * Burst for `qps`.
+   * @default {10}
+   */
   readonly burst?: number;
-  /** Retries of a request answered 429, or 503 with Retry-After. @default 5 */
+  /**
+   * Retries of a request answered 429, or 503 with Retry-After.
+   * @default {5}
+   */
   readonly maxRetries?: number;
-  /** Upper bound of one Retry-After wait. @default 30_000 */
+  /**
+   * Upper bound of one Retry-After wait.
+   * @default {30_000}
+   */
   readonly maxRetryWaitMs?: number;
-  /** Request metrics hooks. @default no-op */
+  /**
+   * Request metrics hooks.
+   * @default {no-op}
+   */
   readonly metrics?: RequestMetrics;
-  /** Where retries and continue-token restarts are logged. @default no-op */
+  /**
+   * Where retries and continue-token restarts are logged.
+   * @default {no-op}
+   */
   readonly logger?: Logger;
-  /** Time source for retries and the limiter. @default systemClock */
+  /**
+   * Time source for retries and the limiter.
+   * @default {systemClock}
+   */
   readonly clock?: Clock;
-  /** User-Agent header of every request, whatever the transport. @default "kubeloop/0.1.0" */
+  /**
+   * User-Agent header of every request, whatever the transport.
+   * @default {"kubeloop/0.1.0"}
+   */
   readonly userAgent?: string;
+  /**
+   * Called synchronously right before every write (any method but GET and HEAD) is handed to the
+   * transport, after the rate limiter and the credentials; throwing refuses the write. Give the reconciles'
+   * client the leader elector's `LeaseFence`, so no write leaves after the renew deadline, and keep the
+   * elector on a client without it.
+   * @default {none}
+   */
+  readonly writeFence?: WriteFence;
 }
 
 /** Options of calls that address one object. */
 export interface ObjectOptions {
-  /** Defaults to the object's own namespace, then the client's namespace (namespaced resources only). */
+  /**
+   * Defaults to the object's own namespace, then the client's namespace (namespaced resources only).
+   * @default {the object's namespace, then the client's}
+   */
   readonly namespace?: string;
-  /** Aborts the request. */
+  /**
+   * Aborts the request.
+   * @default {never aborted}
+   */
   readonly signal?: AbortSignal;
 }
 
 /** Options of writes. */
 export interface WriteOptions extends ObjectOptions {
-  /** Recorded in managedFields. */
+  /**
+   * Recorded in managedFields.
+   * @default {the server's default for the patch type}
+   */
   readonly fieldManager?: string;
-  /** Validate and admit, but do not persist. */
+  /**
+   * Validate and admit, but do not persist.
+   * @default {false}
+   */
   readonly dryRun?: boolean;
 }
 
@@ -53,21 +104,39 @@ export type PatchType = "merge" | "json" | "strategic" | "apply";
 export interface PatchOptions extends WriteOptions {
   /** The patch format. */
   readonly type: PatchType;
-  /** Server-side apply: take ownership of fields other managers own. */
+  /**
+   * Server-side apply: take ownership of fields other managers own.
+   * @default {false}
+   */
   readonly force?: boolean;
-  /** e.g. "status". */
+  /**
+   * e.g. "status".
+   * @default {the main resource}
+   */
   readonly subresource?: string;
 }
 
 /** Options of a delete. */
 export interface DeleteOptions extends ObjectOptions {
-  /** What happens to dependents. @default the server's default (Background for most kinds) */
+  /**
+   * What happens to dependents.
+   * @default {the server's default (Background for most kinds)}
+   */
   readonly propagationPolicy?: "Background" | "Foreground" | "Orphan";
-  /** Overrides the object's termination grace period. */
+  /**
+   * Overrides the object's termination grace period.
+   * @default {the object's own grace period}
+   */
   readonly gracePeriodSeconds?: number;
-  /** Delete only if uid / resourceVersion still match (409 otherwise). */
+  /**
+   * Delete only if uid / resourceVersion still match (409 otherwise).
+   * @default {none}
+   */
   readonly preconditions?: { readonly uid?: string; readonly resourceVersion?: string };
-  /** Validate and admit, but do not delete. */
+  /**
+   * Validate and admit, but do not delete.
+   * @default {false}
+   */
   readonly dryRun?: boolean;
 }
 

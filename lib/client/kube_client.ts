@@ -7,6 +7,7 @@ import { discardBody } from "./discard_body.ts";
 import { borrowedTransport, OwnedTransports, type TransportSource } from "./owned_transports.ts";
 import { type PathParts, resourcePath, selectorQuery, writeQuery } from "./paths.ts";
 import { noopRequestMetrics } from "./request_metrics.ts";
+import type { ResourceClient } from "./resource_client.ts";
 import { jsonBody, type RequestBody, RequestPipeline } from "./request_pipeline.ts";
 import { TokenBucket } from "./token_bucket.ts";
 import type {
@@ -19,6 +20,13 @@ import type {
   WriteOptions,
 } from "./client_options.ts";
 import type { KubeObject, ListOptions, ObjectList, ResourceRef, WatchOptions } from "./types.ts";
+
+/**
+ * Accept headers of metadata-only lists and watches; plain JSON stays acceptable, so a server that cannot
+ * transform answers with whole objects (which still carry the metadata) instead of failing.
+ */
+const METADATA_LIST = "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json";
+const METADATA_OBJECT = "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json";
 
 const contentTypes: Record<PatchType, string> = {
   merge: "application/merge-patch+json",
@@ -36,7 +44,7 @@ const contentTypes: Record<PatchType, string> = {
  * token file or an expired exec credential); 429, and 503 with Retry-After, are retried up
  * to `maxRetries` times after the server's Retry-After.
  */
-export class KubeClient implements AsyncDisposable {
+export class KubeClient implements ResourceClient, AsyncDisposable {
   readonly #config: ClusterConfig;
   readonly #transports: TransportSource;
   readonly #pipeline: RequestPipeline;
@@ -60,6 +68,7 @@ export class KubeClient implements AsyncDisposable {
       logger: this.#logger,
       clock,
       userAgent: options.userAgent ?? "kubeloop/0.1.0",
+      writeFence: options.writeFence,
     });
   }
 
@@ -69,13 +78,33 @@ export class KubeClient implements AsyncDisposable {
   }
 
   /** Reads one object. */
-  async get<T extends KubeObject>(ref: ResourceRef, name: string, options: ObjectOptions = {}): Promise<T> {
+  async get<T extends KubeObject = KubeObject>(
+    ref: ResourceRef<T>,
+    name: string,
+    options: ObjectOptions = {},
+  ): Promise<T> {
     const path = resourcePath(ref, { namespace: this.#ns(ref, options.namespace), name });
     return await this.#json<T>("GET", path, undefined, undefined, options.signal);
   }
 
+  /**
+   * Reads any path below the server URL as JSON: discovery (`/apis`), `/version`, `/openapi/v3/...`. The
+   * path must start with "/" and hold no query, fragment or ".." segment (use the typed calls for resources).
+   */
+  async getPath<T = unknown>(path: string, options: { readonly signal?: AbortSignal } = {}): Promise<T> {
+    if (!path.startsWith("/") || /[?#]|(^|\/)\.\.?(\/|$)/.test(path)) {
+      throw new TypeError(
+        `Invalid API path "${path}": expected an absolute path without query or dot segments`,
+      );
+    }
+    return await this.#json<T>("GET", path, undefined, undefined, options.signal);
+  }
+
   /** Reads one page of a list. */
-  async list<T extends KubeObject>(ref: ResourceRef, options: ListOptions = {}): Promise<ObjectList<T>> {
+  async list<T extends KubeObject = KubeObject>(
+    ref: ResourceRef<T>,
+    options: ListOptions = {},
+  ): Promise<ObjectList<T>> {
     const path = resourcePath(ref, { namespace: options.namespace });
     return await this.#json<ObjectList<T>>(
       "GET",
@@ -83,6 +112,7 @@ export class KubeClient implements AsyncDisposable {
       selectorQuery(options, false),
       undefined,
       options.signal,
+      options.metadataOnly ? METADATA_LIST : undefined,
     );
   }
 
@@ -91,8 +121,8 @@ export class KubeClient implements AsyncDisposable {
    * between pages, the list starts over with a fresh first page marked `restarted: true`, so
    * the caller discards what it collected; this happens at most three times.
    */
-  async *listAll<T extends KubeObject>(
-    ref: ResourceRef,
+  async *listAll<T extends KubeObject = KubeObject>(
+    ref: ResourceRef<T>,
     options: ListOptions = {},
   ): AsyncIterable<ListPage<T>> {
     let cont: string | undefined = options.continue;
@@ -124,19 +154,27 @@ export class KubeClient implements AsyncDisposable {
   }
 
   /** Creates an object; the namespace defaults to `obj.metadata.namespace`. */
-  async create<T extends KubeObject>(ref: ResourceRef, obj: T, options: WriteOptions = {}): Promise<T> {
+  async create<T extends KubeObject = KubeObject>(
+    ref: ResourceRef<T>,
+    obj: T,
+    options: WriteOptions = {},
+  ): Promise<T> {
     const path = resourcePath(ref, { namespace: this.#ns(ref, options.namespace ?? obj.metadata.namespace) });
     return await this.#json<T>("POST", path, writeQuery(options), jsonBody(obj), options.signal);
   }
 
   /** Replaces an object (PUT); `metadata.resourceVersion` makes it conditional (409 on conflict). */
-  async replace<T extends KubeObject>(ref: ResourceRef, obj: T, options: WriteOptions = {}): Promise<T> {
+  async replace<T extends KubeObject = KubeObject>(
+    ref: ResourceRef<T>,
+    obj: T,
+    options: WriteOptions = {},
+  ): Promise<T> {
     return await this.#put(ref, obj, options, undefined);
   }
 
   /** Replaces the status subresource of an object. */
-  async replaceStatus<T extends KubeObject>(
-    ref: ResourceRef,
+  async replaceStatus<T extends KubeObject = KubeObject>(
+    ref: ResourceRef<T>,
     obj: T,
     options: WriteOptions = {},
   ): Promise<T> {
@@ -144,8 +182,8 @@ export class KubeClient implements AsyncDisposable {
   }
 
   /** Patches an object: merge, JSON, strategic-merge, or server-side apply (`type: "apply"`). */
-  async patch<T extends KubeObject>(
-    ref: ResourceRef,
+  async patch<T extends KubeObject = KubeObject>(
+    ref: ResourceRef<T>,
     name: string,
     patch: unknown,
     options: PatchOptions,
@@ -196,6 +234,7 @@ export class KubeClient implements AsyncDisposable {
       query,
       signal: options.signal,
       stream: true,
+      accept: options.metadataOnly ? METADATA_OBJECT : undefined,
     });
     return res.body;
   }
@@ -239,8 +278,9 @@ export class KubeClient implements AsyncDisposable {
     query: URLSearchParams | undefined,
     body: RequestBody | undefined,
     signal: AbortSignal | undefined,
+    accept?: string,
   ): Promise<T> {
-    const res = await this.#pipeline.send({ method, path, query, body, signal, stream: false });
+    const res = await this.#pipeline.send({ method, path, query, body, signal, stream: false, accept });
     const text = await res.text();
     try {
       return JSON.parse(text) as T;

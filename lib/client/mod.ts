@@ -1,6 +1,6 @@
 /**
  * The Kubernetes REST client: typed get/list/create/replace/patch/delete/watch for any resource,
- * `ApiError` carrying the server's Status, and the well-known resource refs.
+ * `ApiError` carrying the server's Status, and the typed resource refs (from lib/resources).
  * @module
  */
 export { ApiError, reasonForCode } from "./api_error.ts";
@@ -12,10 +12,13 @@ export type {
   ObjectOptions,
   PatchOptions,
   PatchType,
+  WriteFence,
   WriteOptions,
 } from "./client_options.ts";
 export { objectKey, type PathParts, resourcePath, splitKey } from "./paths.ts";
+export { type DeepMutable, type DeepReadonly, mutableCopy } from "./deep_readonly.ts";
 export { noopRequestMetrics, type RequestMetrics, type RequestObservation } from "./request_metrics.ts";
+export type { ResourceClient } from "./resource_client.ts";
 export * from "./resources.ts";
 export { TokenBucket } from "./token_bucket.ts";
 export type * from "./types.ts";

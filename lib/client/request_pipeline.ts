@@ -7,6 +7,7 @@ import { errorFromResponse } from "./error_response.ts";
 import type { TransportSource } from "./owned_transports.ts";
 import type { RequestMetrics } from "./request_metrics.ts";
 import type { TokenBucket } from "./token_bucket.ts";
+import type { WriteFence } from "./client_options.ts";
 
 /** A request body with its media type. */
 export interface RequestBody {
@@ -29,6 +30,11 @@ export interface ApiRequest {
   readonly signal?: AbortSignal | undefined;
   /** A watch: its own connection and no read timeout (see HttpRequest.stream). */
   readonly stream: boolean;
+  /**
+   * The Accept header.
+   * @default {"application/json"}
+   */
+  readonly accept?: string | undefined;
 }
 
 /** What the pipeline needs; the KubeClient resolves every default before building it. */
@@ -43,11 +49,13 @@ export interface RequestPipelineOptions {
   readonly clock: Clock;
   /** Sent as the User-Agent header of every request (the one place it is set). */
   readonly userAgent: string;
+  /** Consulted right before each write is sent. */
+  readonly writeFence?: WriteFence | undefined;
 }
 
 /**
  * Sends API requests with what every request needs: the client-side rate limit, fresh
- * credentials, the User-Agent and Accept headers, and request metrics. Answers are handled as
+ * credentials, the write fence, the User-Agent and Accept headers, and request metrics. Answers are handled as
  * client-go does:
  * - 401: the credentials are invalidated (a rotated token file, an expired exec credential) and
  *   the request is sent once more with new ones;
@@ -80,9 +88,14 @@ export class RequestPipeline {
       signal?.throwIfAborted();
       await o.limiter?.take(signal);
       const creds = await o.config.credentials.get(signal);
-      const headers: Record<string, string> = { "Accept": "application/json", "User-Agent": o.userAgent };
+      const headers: Record<string, string> = {
+        "Accept": req.accept ?? "application/json",
+        "User-Agent": o.userAgent,
+      };
       if (creds.token) headers["Authorization"] = `Bearer ${creds.token}`;
       if (body) headers["Content-Type"] = body.type;
+      // Last thing before the transport: the limiter and a credential refresh may have waited long.
+      if (method !== "GET" && method !== "HEAD") o.writeFence?.check();
       const started = o.clock.now();
       let res: HttpResponse;
       try {

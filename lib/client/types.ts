@@ -1,5 +1,10 @@
-/** Identifies a kind of resource on the API server. */
-export interface ResourceRef {
+/**
+ * Identifies a kind of resource on the API server. `T` is the type of its objects: the generated
+ * constants (`CONFIG_MAPS`, `DEPLOYMENTS`, …) carry it, so `client.get(CONFIG_MAPS, name)` is a
+ * `Promise<ConfigMap>` and `informer(DEPLOYMENTS)` an `Informer<Deployment>` without a cast. A plain
+ * `ResourceRef` is `ResourceRef<KubeObject>`.
+ */
+export interface ResourceRef<T extends KubeObject = KubeObject> {
   /** API group; "" for the core group. */
   readonly group: string;
   /** API version within the group, e.g. "v1". */
@@ -10,6 +15,11 @@ export interface ResourceRef {
   readonly kind: string;
   /** Whether objects live in namespaces. */
   readonly namespaced: boolean;
+  /**
+   * Type-level only, never set at run time: the type of this resource's objects, from which generic
+   * calls infer their result type.
+   */
+  readonly objectType?: T;
 }
 
 /** An owner reference as stored in `metadata.ownerReferences`. */
@@ -72,6 +82,19 @@ export interface KubeObject {
   [field: string]: unknown;
 }
 
+/**
+ * `metav1.PartialObjectMetadata`: an object of any kind reduced to its identity and metadata, as the
+ * server sends it for `metadataOnly` lists and watches.
+ */
+export type PartialObjectMetadata = {
+  /** "meta.k8s.io/v1" as sent by the server. */
+  apiVersion?: string;
+  /** "PartialObjectMetadata" as sent by the server. */
+  kind?: string;
+  /** The object's metadata. */
+  metadata: ObjectMeta;
+};
+
 /** `metav1.ListMeta`. */
 export interface ListMeta {
   /** The version the list is consistent with; start a watch from here. */
@@ -123,38 +146,78 @@ export interface Status {
 
 /** Options shared by every request. */
 export interface RequestOptions {
-  /** Aborts the request. */
+  /**
+   * Aborts the request.
+   * @default {never aborted}
+   */
   readonly signal?: AbortSignal;
 }
 
 /** Selectors and resourceVersion semantics for list and watch. */
 export interface SelectorOptions extends RequestOptions {
-  /** Namespace to scope a namespaced resource to; omitted means all namespaces. */
+  /**
+   * Ask for metadata only: the server answers with `PartialObjectMetadata` (apiVersion, kind, metadata)
+   * instead of whole objects, so a cache of, say, Secrets or large ConfigMaps holds a fraction of the
+   * bytes. Type the call with {@linkcode PartialObjectMetadata}.
+   * @default {false}
+   */
+  readonly metadataOnly?: boolean;
+  /**
+   * Namespace to scope a namespaced resource to; omitted means all namespaces.
+   * @default {all namespaces}
+   */
   readonly namespace?: string;
-  /** e.g. "app=nginx,tier!=db". */
+  /**
+   * e.g. "app=nginx,tier!=db".
+   * @default {everything}
+   */
   readonly labelSelector?: string;
-  /** e.g. "metadata.name=x". */
+  /**
+   * e.g. "metadata.name=x".
+   * @default {everything}
+   */
   readonly fieldSelector?: string;
-  /** "0" = any cached version; unset = most recent (quorum read). */
+  /**
+   * "0" = any cached version; unset = most recent (quorum read).
+   * @default {unset: the most recent version (quorum read)}
+   */
   readonly resourceVersion?: string;
-  /** How `resourceVersion` is interpreted. */
+  /**
+   * How `resourceVersion` is interpreted.
+   * @default {unset}
+   */
   readonly resourceVersionMatch?: "NotOlderThan" | "Exact";
-  /** Server-side timeout of the request. */
+  /**
+   * Server-side timeout of the request.
+   * @default {the server's default}
+   */
   readonly timeoutSeconds?: number;
 }
 
 /** Options of one list request. */
 export interface ListOptions extends SelectorOptions {
-  /** Page size. */
+  /**
+   * Page size.
+   * @default {no limit: one page}
+   */
   readonly limit?: number;
-  /** Token from the previous page. */
+  /**
+   * Token from the previous page.
+   * @default {the first page}
+   */
   readonly continue?: string;
 }
 
 /** Options of a watch request. */
 export interface WatchOptions extends SelectorOptions {
-  /** Ask for BOOKMARK events carrying newer resourceVersions. */
+  /**
+   * Ask for BOOKMARK events carrying newer resourceVersions.
+   * @default {false}
+   */
   readonly allowWatchBookmarks?: boolean;
-  /** Streaming list: send the current state as ADDED events first. */
+  /**
+   * Streaming list: send the current state as ADDED events first.
+   * @default {unset (false)}
+   */
   readonly sendInitialEvents?: boolean;
 }

@@ -11,6 +11,7 @@
  * - `InCluster`: the in-cluster environment is incomplete.
  * - `ExecFailed`: an exec credential plugin failed or answered badly.
  * - `NoConfig`: no kubeconfig and no in-cluster environment were found.
+ * - `Permission`: the process lacks a Deno permission a step needs; the message names it and the flag.
  */
 export type ConfigErrorReason =
   | "NotFound"
@@ -23,17 +24,27 @@ export type ConfigErrorReason =
   | "UnknownReference"
   | "InCluster"
   | "ExecFailed"
-  | "NoConfig";
+  | "NoConfig"
+  | "Permission";
 
 /** Options for {@linkcode ConfigError}. */
 export interface ConfigErrorOptions {
   /** Why loading failed. */
   reason: ConfigErrorReason;
-  /** The file at fault (a kubeconfig, or a token/CA file), when there is one. */
+  /**
+   * The file at fault (a kubeconfig, or a token/CA file), when there is one.
+   * @default {none}
+   */
   file?: string;
-  /** The field at fault, as a path such as `users[0].user.client-key-data`. */
+  /**
+   * The field at fault, as a path such as `users[0].user.client-key-data`.
+   * @default {none}
+   */
   field?: string;
-  /** The underlying error. */
+  /**
+   * The underlying error.
+   * @default {none}
+   */
   cause?: unknown;
 }
 

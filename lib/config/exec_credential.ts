@@ -30,13 +30,25 @@ export const EXEC_API_VERSIONS: readonly string[] = [
 export interface ExecCredentialSourceOptions {
   /** The kubeconfig user name, for error messages. */
   user: string;
-  /** Sent to the plugin when the exec config sets `provideClusterInfo`. */
+  /**
+   * Sent to the plugin when the exec config sets `provideClusterInfo`.
+   * @default {no cluster information}
+   */
   cluster?: ExecClusterInfo;
-  /** Runs the plugin. @default a runner using Deno.Command */
+  /**
+   * Runs the plugin.
+   * @default {a runner using Deno.Command}
+   */
   runCommand?: ExecRunner;
-  /** Decides when credentials have expired. @default systemClock */
+  /**
+   * Decides when credentials have expired.
+   * @default {systemClock}
+   */
   clock?: ConfigClock;
-  /** The kubeconfig file and field of the exec block, for error messages. */
+  /**
+   * The kubeconfig file and field of the exec block, for error messages.
+   * @default {no kubeconfig location in messages}
+   */
   origin?: { readonly file: string; readonly field: string };
 }
 

@@ -4,9 +4,15 @@ export interface ExecRunOptions {
   readonly args: readonly string[];
   /** Variables added to the inherited environment (exec `env` and `KUBERNETES_EXEC_INFO`). */
   readonly env: Readonly<Record<string, string>>;
-  /** Working directory. @default the current directory (client-go does not change it either) */
+  /**
+   * Working directory.
+   * @default {the current directory (client-go does not change it either)}
+   */
   readonly cwd?: string;
-  /** Kills the process when aborted. */
+  /**
+   * Kills the process when aborted.
+   * @default {never aborted}
+   */
   readonly signal?: AbortSignal;
 }
 

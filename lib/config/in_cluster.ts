@@ -18,17 +18,35 @@ export const DEFAULT_IN_CLUSTER_DIR = "/var/run/secrets/kubernetes.io/serviceacc
 
 /** Options for {@linkcode inClusterConfig}. */
 export interface InClusterOptions {
-  /** Directory holding `token`, `ca.crt` and `namespace`. @default "/var/run/secrets/kubernetes.io/serviceaccount" */
+  /**
+   * Directory holding `token`, `ca.crt` and `namespace`.
+   * @default {"/var/run/secrets/kubernetes.io/serviceaccount"}
+   */
   dir?: string;
-  /** Reads KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT. @default Deno.env.get */
+  /**
+   * Reads KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT.
+   * @default {Deno.env.get}
+   */
   env?: (name: string) => string | undefined;
-  /** Reads the mounted files. @default Deno.readTextFile */
+  /**
+   * Reads the mounted files.
+   * @default {Deno.readTextFile}
+   */
   readTextFile?: (path: string) => Promise<string>;
-  /** Times token re-reads. @default systemClock */
+  /**
+   * Times token re-reads.
+   * @default {systemClock}
+   */
   clock?: ConfigClock;
-  /** Receives a warning when ca.crt cannot be read. @default a logger that drops everything */
+  /**
+   * Receives a warning when ca.crt cannot be read.
+   * @default {a logger that drops everything}
+   */
   logger?: ConfigLogger;
-  /** Aborts the initial token read. */
+  /**
+   * Aborts the initial token read.
+   * @default {never aborted}
+   */
   signal?: AbortSignal;
 }
 

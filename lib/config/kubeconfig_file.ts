@@ -109,6 +109,13 @@ export async function parseKubeconfig(text: string, path: string): Promise<Kubec
     // logLevel "error": warnings (e.g. an unknown tag, which quotes it) are not printed to the console.
     doc = yaml.parse(text, { logLevel: "error" });
   } catch (error) {
+    const permission = permissionProblem(error);
+    if (permission) {
+      throw new ConfigError(`Cannot parse kubeconfig "${path}": ${permission}`, {
+        reason: "Permission",
+        file: path,
+      });
+    }
     // The yaml library's message quotes the offending source line, which may hold a token or key,
     // so neither it nor the error itself (as a cause) leaves here: only its code and position.
     throw new ConfigError(`Cannot parse kubeconfig "${path}": ${yamlErrorSummary(error, yaml)}`, {
@@ -145,6 +152,22 @@ export async function parseKubeconfig(text: string, path: string): Promise<Kubec
 }
 
 /** What went wrong and where, without any of the source text: e.g. `invalid YAML (BAD_INDENT) at line 3, column 5`. */
+/**
+ * The YAML parser (npm:yaml) reads the environment variables LOG_TOKENS and LOG_STREAM while parsing; without
+ * a permission decision for them Deno throws NotCapable (or PermissionDenied when a prompt was refused). That is
+ * a permission problem, not bad YAML: name the variable and the flags that fix it. Deno's message holds only
+ * the variable name, never kubeconfig content.
+ */
+function permissionProblem(error: unknown): string | undefined {
+  if (!(error instanceof Deno.errors.NotCapable || error instanceof Deno.errors.PermissionDenied)) {
+    return undefined;
+  }
+  const variable = /env access to "([A-Za-z0-9_]+)"/.exec(error.message)?.[1];
+  if (!variable) return `the YAML parser was denied a permission (${error.name})`;
+  return `the YAML parser reads the environment variable ${variable} and was denied access to it ` +
+    `(${error.name}); run with --ignore-env=LOG_TOKENS,LOG_STREAM (or --allow-env=LOG_TOKENS,LOG_STREAM)`;
+}
+
 function yamlErrorSummary(error: unknown, yaml: YamlModule): string {
   if (!(error instanceof yaml.YAMLError)) {
     return `invalid YAML (${error instanceof Error ? error.name : "unknown error"})`;

@@ -20,27 +20,60 @@ import {
 
 /** Options for {@linkcode loadConfig}. */
 export interface LoadConfigOptions {
-  /** An explicit kubeconfig path (`--kubeconfig`); it must exist, and $KUBECONFIG is then ignored. */
+  /**
+   * An explicit kubeconfig path (`--kubeconfig`); it must exist, and $KUBECONFIG is then ignored.
+   * @default {$KUBECONFIG, then ~/.kube/config, then in-cluster}
+   */
   kubeconfig?: string;
-  /** Context to use instead of `current-context` (`--context`). */
+  /**
+   * Context to use instead of `current-context` (`--context`).
+   * @default {the kubeconfig's current-context}
+   */
   context?: string;
-  /** Server URL that replaces the selected cluster's `server` (`--master`). */
+  /**
+   * Server URL that replaces the selected cluster's `server` (`--master`).
+   * @default {the cluster's server}
+   */
   master?: string;
-  /** Directory of the service-account files. @default "/var/run/secrets/kubernetes.io/serviceaccount" */
+  /**
+   * Directory of the service-account files.
+   * @default {"/var/run/secrets/kubernetes.io/serviceaccount"}
+   */
   inClusterDir?: string;
-  /** Reads KUBECONFIG, HOME and the in-cluster variables. @default Deno.env.get */
+  /**
+   * Reads KUBECONFIG, HOME and the in-cluster variables.
+   * @default {Deno.env.get}
+   */
   env?: (name: string) => string | undefined;
-  /** Reads kubeconfigs and the files they name. @default Deno.readTextFile */
+  /**
+   * Reads kubeconfigs and the files they name.
+   * @default {Deno.readTextFile}
+   */
   readTextFile?: (path: string) => Promise<string>;
-  /** Home directory for ~/.kube/config. @default env("HOME") */
+  /**
+   * Home directory for ~/.kube/config.
+   * @default {env("HOME")}
+   */
   homeDir?: string;
-  /** Times token-file re-reads and exec credential expiry. @default systemClock */
+  /**
+   * Times token-file re-reads and exec credential expiry.
+   * @default {systemClock}
+   */
   clock?: ConfigClock;
-  /** Runs exec credential plugins. @default a runner using Deno.Command */
+  /**
+   * Runs exec credential plugins.
+   * @default {a runner using Deno.Command}
+   */
   runCommand?: ExecRunner;
-  /** Receives warnings. @default a logger that drops everything */
+  /**
+   * Receives warnings.
+   * @default {a logger that drops everything}
+   */
   logger?: ConfigLogger;
-  /** Aborts file reads. */
+  /**
+   * Aborts file reads.
+   * @default {never aborted}
+   */
   signal?: AbortSignal;
 }
 

@@ -13,19 +13,40 @@ import { defaultReadTextFile, encodeBase64Text, messageOf, type ReadTextFile } f
 
 /** Options for {@linkcode resolveContext}. */
 export interface ResolveContextOptions {
-  /** Context to use instead of `current-context`. */
+  /**
+   * Context to use instead of `current-context`.
+   * @default {the kubeconfig's current-context}
+   */
   context?: string;
-  /** Server URL to use instead of the cluster's `server`. */
+  /**
+   * Server URL to use instead of the cluster's `server`.
+   * @default {the cluster's server}
+   */
   master?: string;
-  /** Reads CA, client certificate/key and token files. @default Deno.readTextFile */
+  /**
+   * Reads CA, client certificate/key and token files.
+   * @default {Deno.readTextFile}
+   */
   readTextFile?: (path: string) => Promise<string>;
-  /** Times token-file re-reads and exec credential expiry. @default systemClock */
+  /**
+   * Times token-file re-reads and exec credential expiry.
+   * @default {systemClock}
+   */
   clock?: ConfigClock;
-  /** Runs exec plugins. @default Deno.Command */
+  /**
+   * Runs exec plugins.
+   * @default {Deno.Command}
+   */
   runCommand?: ExecRunner;
-  /** Receives warnings (e.g. failed token re-reads). @default a logger that drops everything */
+  /**
+   * Receives warnings (e.g. failed token re-reads).
+   * @default {a logger that drops everything}
+   */
   logger?: ConfigLogger;
-  /** Aborts file reads. */
+  /**
+   * Aborts file reads.
+   * @default {never aborted}
+   */
   signal?: AbortSignal;
 }
 

@@ -8,15 +8,30 @@ import { defaultReadTextFile, messageOf, type ReadTextFile } from "./_private.ts
 
 /** Options for {@linkcode TokenFileSource}. */
 export interface TokenFileSourceOptions {
-  /** Reads the token file. @default Deno.readTextFile */
+  /**
+   * Reads the token file.
+   * @default {Deno.readTextFile}
+   */
   readTextFile?: (path: string) => Promise<string>;
-  /** Decides when the cached token is old. @default systemClock */
+  /**
+   * Decides when the cached token is old.
+   * @default {systemClock}
+   */
   clock?: ConfigClock;
-  /** How long a token read from the file is reused before reading it again. @default 60_000 */
+  /**
+   * How long a token read from the file is reused before reading it again.
+   * @default {60_000}
+   */
   refreshMs?: number;
-  /** Receives a warning when a re-read fails and the previous token is kept. @default a logger that drops everything */
+  /**
+   * Receives a warning when a re-read fails and the previous token is kept.
+   * @default {a logger that drops everything}
+   */
   logger?: ConfigLogger;
-  /** The kubeconfig field that named the file, for error messages. */
+  /**
+   * The kubeconfig field that named the file, for error messages.
+   * @default {the file path alone}
+   */
   origin?: { readonly file: string; readonly field: string };
 }
 

@@ -2,8 +2,11 @@ import { objectKey, splitKey } from "../client/paths.ts";
 import type { KubeObject } from "../client/types.ts";
 import { type Logger, noopLogger, queueMetricsFor } from "../observe/mod.ts";
 import { RateLimitingQueue } from "../queue/mod.ts";
-import { type Clock, systemClock } from "../time/clock.ts";
-import type { ControllerOptions, OwnsSource } from "./controller_options.ts";
+import { type Clock, systemClock, type Timer } from "../time/clock.ts";
+import { terminatingForMs } from "./finalizers.ts";
+import type { InformerScope } from "../cache/mod.ts";
+import type { DeepReadonly } from "../client/deep_readonly.ts";
+import type { ControllerOptions, OwnsSource, PrimarySource } from "./controller_options.ts";
 import {
   type ControllerMetrics,
   controllerMetricsFor,
@@ -14,7 +17,18 @@ import { requestFor, requestForController } from "./owner.ts";
 import { stopWorkers } from "./shutdown.ts";
 import type { InformerLike, InformerSource, Predicate, Reconciler, Request, TriggerEvent } from "./types.ts";
 
-export type { ControllerOptions, OwnsSource, WatchesSource } from "./controller_options.ts";
+export type { ControllerOptions, OwnsSource, PrimarySource, WatchesSource } from "./controller_options.ts";
+
+/** Options of {@linkcode Controller.run}. */
+export interface ControllerRunOptions {
+  /** Stops the controller: no new work, in-flight reconciles get the grace period. */
+  signal: AbortSignal;
+  /**
+   * Aborts in-flight reconciles at once, without a grace period (leadership lost).
+   * @default {never}
+   */
+  abortInFlight?: AbortSignal;
+}
 
 /**
  * A level-triggered controller: informer changes become keys ("ns/name") in a rate-limiting queue and
@@ -42,6 +56,9 @@ export class Controller<T extends KubeObject = KubeObject> {
   #active = 0;
   #running = new Set<string>();
   #hardStop = new AbortController();
+  #stuckAfterMs: number;
+  #primaryPredicates: Predicate<T>[];
+  #stuck = new Set<string>();
   #started = false;
 
   /** @internal Use {@linkcode controller}. */
@@ -56,6 +73,7 @@ export class Controller<T extends KubeObject = KubeObject> {
     this.#reconcile = o.reconcile;
     this.#timeoutMs = o.reconcileTimeoutMs;
     this.#graceMs = o.gracefulShutdownMs ?? 30_000;
+    this.#stuckAfterMs = o.stuckTerminatingAfterMs ?? 600_000;
     this.#clock = o.clock ?? systemClock;
     this.#logger = (o.logger ?? noopLogger).child({ controller: o.name });
     this.#metrics = o.registry ? controllerMetricsFor(o.registry, o.name) : noopControllerMetrics;
@@ -65,19 +83,24 @@ export class Controller<T extends KubeObject = KubeObject> {
       ...(o.rateLimiter ? { rateLimiter: o.rateLimiter } : {}),
       ...(o.registry ? { metrics: queueMetricsFor(o.registry, o.name) } : {}),
     });
-    const scope = o.namespace ? { namespace: o.namespace } : {};
-    const primaryKind = o.for;
-    this.primary = this.#watch<T>(informers.informer<T>(o.for, scope), o.predicates ?? [], (obj) => [
-      requestFor(obj),
-    ]);
+    const scope = (s: InformerScope): InformerScope => scopeOf(s, o.namespace);
+    const primary: PrimarySource<T> = "ref" in o.for ? o.for : { ref: o.for };
+    this.#primaryPredicates = o.predicates ?? [];
+    this.primary = this.#watch<T>(
+      informers.informer<T>(primary.ref, scope(primary)),
+      this.#primaryPredicates,
+      (obj) => [requestFor(obj)],
+    );
     for (const owned of o.owns ?? []) {
       const source: OwnsSource = "ref" in owned ? owned : { ref: owned };
-      this.#watch(informers.informer(source.ref, scope), source.predicates ?? [], (obj) => {
-        const request = requestForController(obj, primaryKind);
+      this.#watch(informers.informer(source.ref, scope(source)), source.predicates ?? [], (obj) => {
+        const request = requestForController(obj, primary.ref);
         return request ? [request] : [];
       });
     }
-    for (const w of o.watches ?? []) this.#watch(informers.informer(w.ref, scope), w.predicates ?? [], w.map);
+    for (const w of o.watches ?? []) {
+      this.#watch(informers.informer(w.ref, scope(w)), w.predicates ?? [], w.map);
+    }
     this.#metrics.maxConcurrentReconciles(this.#workers);
     this.#metrics.activeWorkers(0);
   }
@@ -87,25 +110,52 @@ export class Controller<T extends KubeObject = KubeObject> {
     return this.#informers.every((i) => i.hasSynced());
   }
 
+  /**
+   * One line per informer of this controller that has not synced: its resource and its last list/watch
+   * failure (e.g. `v1/secrets: Forbidden (403): secrets is forbidden: ...`), or "not synced yet".
+   */
+  syncProblems(): string[] {
+    return this.#informers.filter((i) => !i.hasSynced()).map((i) => {
+      const status = i.syncStatus?.();
+      const resource = status?.resource ?? "an informer";
+      const e = status?.lastError;
+      if (!e) return `${resource}: not synced yet`;
+      return `${resource}: ${e.reason ?? "error"}${e.code ? ` (${e.code})` : ""}: ${e.message}`;
+    });
+  }
+
   /** Adds a request to the queue; a request without a name is a TypeError. */
   enqueue(request: Request): void {
     this.queue.add(requestKey(request));
   }
 
   /**
-   * Waits for the informers to sync, reconciles every primary object once, then runs the workers until
+   * Waits for the informers to sync, reconciles every primary object its predicates pass (as an add),
+   * then runs the workers until
    * `signal` aborts. Shutdown stops taking work and waits up to the grace period for in-flight
    * reconciles; then it aborts their signals and waits up to 5 s more for them to return (see
    * {@linkcode stopWorkers}), so nothing of ours is still writing when the Manager releases its Lease.
-   * Runs once.
+   * `abortInFlight` skips the grace period: when it aborts (the Manager aborts it when leadership is lost),
+   * every in-flight reconcile's signal aborts at once with its reason, and so does the signal of any
+   * reconcile that starts afterwards. Runs once.
    */
-  async run(options: { signal: AbortSignal }): Promise<void> {
+  async run(options: ControllerRunOptions): Promise<void> {
     if (this.#started) throw new Error(`Controller "${this.name}" has already run`);
     this.#started = true;
-    const { signal } = options;
+    const { signal, abortInFlight } = options;
+    const hardStopNow = () => {
+      this.#logger.warn("Aborting in-flight reconciles at once", {
+        inFlight: [...this.#running],
+        reason: String(abortInFlight?.reason),
+      });
+      this.#hardStop.abort(abortInFlight?.reason);
+    };
+    if (abortInFlight?.aborted) hardStopNow();
+    else abortInFlight?.addEventListener("abort", hardStopNow, { once: true });
     try {
       await this.#runWorkers(signal);
     } finally {
+      abortInFlight?.removeEventListener("abort", hardStopNow);
       await this.queue.shutDown();
       for (const unsubscribe of this.#unsubscribe.splice(0)) unsubscribe();
       this.#logger.info("Stopped");
@@ -121,10 +171,18 @@ export class Controller<T extends KubeObject = KubeObject> {
       }
     }
     if (!signal.aborted) {
-      for (const obj of this.primary.store.list()) this.enqueue(requestFor(obj));
+      // Informers replay their cache as adds to new subscribers, through the predicates; this pass covers
+      // informers that do not (fakes), with the same predicates: a filtered-out object is not reconciled.
+      for (const object of this.primary.store.list()) {
+        if (this.#primaryPredicates.every((p) => p({ type: "add", object }))) {
+          this.enqueue(requestFor(object));
+        }
+      }
       this.#logger.info("Starting workers", { workers: this.#workers });
       const workers = Array.from({ length: this.#workers }, () => this.#worker());
+      const scan = this.#watchStuckTerminating();
       await new Promise<void>((resolve) => signal.addEventListener("abort", () => resolve(), { once: true }));
+      scan?.cancel();
       this.#logger.info("Shutting down: waiting for in-flight reconciles", { inFlight: [...this.#running] });
       void this.queue.shutDown();
       await stopWorkers({
@@ -138,10 +196,44 @@ export class Controller<T extends KubeObject = KubeObject> {
     }
   }
 
+  /** Scans the primary cache for objects stuck terminating, periodically; returns the timer. */
+  #watchStuckTerminating(): Timer | undefined {
+    if (this.#stuckAfterMs <= 0) return undefined;
+    const period = Math.min(this.#stuckAfterMs, 60_000);
+    let timer: Timer;
+    const scan = () => {
+      this.#scanStuckTerminating();
+      timer = this.#clock.setTimer(scan, period);
+    };
+    timer = this.#clock.setTimer(scan, period);
+    return { cancel: () => timer.cancel() };
+  }
+
+  #scanStuckTerminating(): void {
+    const now = this.#clock.now();
+    const stuck = new Set<string>();
+    for (const obj of this.primary.store.list()) {
+      const finalizers = obj.metadata.finalizers ?? [];
+      const age = terminatingForMs(obj, now);
+      if (finalizers.length === 0 || age === undefined || age < this.#stuckAfterMs) continue;
+      const key = objectKey(obj);
+      stuck.add(key);
+      if (!this.#stuck.has(key)) {
+        this.#logger.warn("Object stuck terminating: deletion is waiting for finalizers", {
+          key,
+          terminatingForS: Math.round(age / 1000),
+          finalizers: [...finalizers],
+        });
+      }
+    }
+    this.#stuck = stuck;
+    this.#metrics.stuckTerminating?.(stuck.size);
+  }
+
   #watch<S extends KubeObject>(
     informer: InformerLike<S>,
     predicates: Predicate<S>[],
-    map: (obj: S) => Request[],
+    map: (obj: DeepReadonly<S>) => Request[],
   ): InformerLike<S> {
     this.#informers.push(informer as unknown as InformerLike);
     const trigger = (event: TriggerEvent<S>) => {
@@ -183,7 +275,8 @@ export class Controller<T extends KubeObject = KubeObject> {
     const logger = this.#logger.child({ key });
     const ctl = new AbortController();
     const onHardStop = () => ctl.abort(this.#hardStop.signal.reason);
-    this.#hardStop.signal.addEventListener("abort", onHardStop, { once: true });
+    if (this.#hardStop.signal.aborted) onHardStop();
+    else this.#hardStop.signal.addEventListener("abort", onHardStop, { once: true });
     const timer = this.#timeoutMs === undefined ? undefined : this.#clock.setTimer(() => {
       this.#metrics.timedOut();
       ctl.abort(
@@ -228,6 +321,17 @@ export function controller<T extends KubeObject = KubeObject>(
   options: ControllerOptions<T>,
 ): Controller<T> {
   return new Controller<T>(informers, options);
+}
+
+/** A source's informer scope: its own fields, the namespace defaulting to the controller's. */
+function scopeOf(source: InformerScope, namespace: string | undefined): InformerScope {
+  const ns = source.namespace ?? namespace;
+  return {
+    ...(ns ? { namespace: ns } : {}),
+    ...(source.labelSelector ? { labelSelector: source.labelSelector } : {}),
+    ...(source.fieldSelector ? { fieldSelector: source.fieldSelector } : {}),
+    ...(source.metadataOnly ? { metadataOnly: true } : {}),
+  };
 }
 
 /** The queue key of a request: the cache key of the object it names. */

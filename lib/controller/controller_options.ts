@@ -1,24 +1,48 @@
+import type { InformerScope } from "../cache/mod.ts";
+import type { DeepReadonly } from "../client/deep_readonly.ts";
 import type { KubeObject, ResourceRef } from "../client/types.ts";
 import type { Logger, MetricsRegistry } from "../observe/mod.ts";
 import type { RateLimiter } from "../queue/mod.ts";
 import type { Clock } from "../time/clock.ts";
 import type { Predicate, Reconciler, Request } from "./types.ts";
 
-/** An owned kind: changes enqueue the controlling owner when it is of the primary kind. */
-export interface OwnsSource {
+/**
+ * The primary kind with the scope of its informer: `{ ref: CONFIG_MAPS, labelSelector: "mirror=true" }`
+ * caches (and reconciles) only the labelled objects. The scope's namespace defaults to the controller's.
+ */
+export interface PrimarySource<T extends KubeObject = KubeObject> extends InformerScope {
+  /** The primary resource. */
+  ref: ResourceRef<T>;
+}
+
+/**
+ * An owned kind: changes enqueue the controlling owner when it is of the primary kind. The scope limits
+ * what its informer caches; `metadataOnly: true` suits owned objects that are only mapped to their owner.
+ * Build one with {@linkcode ownsSource} to type its predicates by the kind.
+ */
+export interface OwnsSource extends InformerScope {
   /** The watched resource. */
   ref: ResourceRef;
-  /** Filters on this source (all must pass). @default [] */
+  /**
+   * Filters on this source (all must pass).
+   * @default {[]}
+   */
   predicates?: Predicate[];
 }
 
-/** Any other kind: changes enqueue whatever `map` returns. */
-export interface WatchesSource {
+/**
+ * Any other kind: changes enqueue whatever `map` returns. The scope limits what its informer caches. Build
+ * one with {@linkcode watchesSource} to type `map` and the predicates by the kind.
+ */
+export interface WatchesSource extends InformerScope {
   /** The watched resource. */
   ref: ResourceRef;
-  /** The requests a changed object triggers. */
-  map: (obj: KubeObject) => Request[];
-  /** Filters on this source (all must pass). @default [] */
+  /** The requests a changed object triggers (called with the old and the new object of an update). */
+  map: (obj: DeepReadonly<KubeObject>) => Request[];
+  /**
+   * Filters on this source (all must pass).
+   * @default {[]}
+   */
   predicates?: Predicate[];
 }
 
@@ -26,33 +50,99 @@ export interface WatchesSource {
 export interface ControllerOptions<T extends KubeObject = KubeObject> {
   /** Names the controller in logs, metrics and the queue. */
   name: string;
-  /** The primary kind: its changes enqueue the object itself. */
-  for: ResourceRef;
-  /** Filters on primary changes (all must pass). @default [] */
+  /**
+   * The primary kind, alone or with the scope of its informer ({@linkcode PrimarySource}): its changes
+   * enqueue the object itself.
+   */
+  for: ResourceRef<T> | PrimarySource<T>;
+  /**
+   * Filters on primary changes (all must pass).
+   * @default {[]}
+   */
   predicates?: Predicate<T>[];
-  /** Owned kinds (e.g. Deployments a Foo creates). @default [] */
+  /**
+   * Owned kinds (e.g. Deployments a Foo creates).
+   * @default {[]}
+   */
   owns?: (ResourceRef | OwnsSource)[];
-  /** Other kinds with a mapping to requests. @default [] */
+  /**
+   * Other kinds with a mapping to requests.
+   * @default {[]}
+   */
   watches?: WatchesSource[];
   /** Brings the world in line with one primary object. */
   reconcile: Reconciler;
-  /** Concurrent reconciles (never two of one key). @default 1 */
+  /**
+   * Concurrent reconciles (never two of one key).
+   * @default {1}
+   */
   workers?: number;
-  /** Aborts `ctx.signal` after this long; cooperative, the call is still awaited. @default no timeout */
+  /**
+   * Aborts `ctx.signal` after this long; cooperative, the call is still awaited.
+   * @default {no timeout}
+   */
   reconcileTimeoutMs?: number;
   /**
    * How long shutdown waits for in-flight reconciles before aborting their signals; run then waits up
-   * to 5 s more for them to return. @default 30_000
+   * to 5 s more for them to return.
+   * @default {30_000}
    */
   gracefulShutdownMs?: number;
-  /** Watch only this namespace. @default all namespaces */
+  /**
+   * A primary object whose deletion has waited this long for finalizers is "stuck terminating": logged at
+   * warn level once (with its finalizers) and counted in `kubeloop_controller_stuck_terminating_objects`.
+   * The primary cache is scanned every minute (or every threshold, if shorter); 0 turns it off.
+   * @default {600_000}
+   */
+  stuckTerminatingAfterMs?: number;
+  /**
+   * Watch only this namespace.
+   * @default {all namespaces}
+   */
   namespace?: string;
-  /** Backoff of failed keys. @default the queue's default (5 ms .. 1000 s per key, 10 qps burst 100) */
+  /**
+   * Backoff of failed keys.
+   * @default {the queue's default (5 ms .. 1000 s per key, 10 qps burst 100)}
+   */
   rateLimiter?: RateLimiter<string>;
-  /** Registers controller_runtime_* and workqueue_* metrics. @default no metrics */
+  /**
+   * Registers controller_runtime_* and workqueue_* metrics.
+   * @default {no metrics}
+   */
   registry?: MetricsRegistry;
-  /** Structured logs. @default noopLogger */
+  /**
+   * Structured logs.
+   * @default {noopLogger}
+   */
   logger?: Logger;
-  /** Time source. @default systemClock */
+  /**
+   * Time source.
+   * @default {systemClock}
+   */
   clock?: Clock;
+}
+
+/** An {@linkcode OwnsSource} whose predicates are typed by the owned kind. */
+export function ownsSource<S extends KubeObject>(
+  ref: ResourceRef<S>,
+  options: InformerScope & { readonly predicates?: Predicate<S>[] } = {},
+): OwnsSource {
+  const { predicates, ...scope } = options;
+  // Sound: the informer of `ref` hands these predicates only objects of kind S.
+  return { ...scope, ref, ...(predicates ? { predicates: predicates as unknown as Predicate[] } : {}) };
+}
+
+/** A {@linkcode WatchesSource} whose `map` and predicates are typed by the watched kind. */
+export function watchesSource<S extends KubeObject>(
+  ref: ResourceRef<S>,
+  map: (obj: DeepReadonly<S>) => Request[],
+  options: InformerScope & { readonly predicates?: Predicate<S>[] } = {},
+): WatchesSource {
+  const { predicates, ...scope } = options;
+  return {
+    ...scope,
+    ref,
+    map: map as (obj: DeepReadonly<KubeObject>) => Request[],
+    ...(predicates ? { predicates: predicates as unknown as Predicate[] } : {}),
+  };
 }

@@ -1,6 +1,18 @@
 import type { KubeObject } from "../client/types.ts";
-import { LeaderElector, type LeaderElectorOptions, type LeaseClient } from "../leader/mod.ts";
-import { type Logger, MetricsRegistry, noopLogger, serveObservability } from "../observe/mod.ts";
+import {
+  LeaderElectionLostError,
+  LeaderElector,
+  type LeaderElectorOptions,
+  type LeaseClient,
+} from "../leader/mod.ts";
+import {
+  type CertificateSource,
+  type Logger,
+  MetricsRegistry,
+  noopLogger,
+  type ScrapeAuthorizer,
+  serveObservability,
+} from "../observe/mod.ts";
 import { type Clock, systemClock } from "../time/clock.ts";
 import { type Controller, controller, type ControllerOptions } from "./controller.ts";
 import { leaderMetricsFor } from "./metrics.ts";
@@ -18,49 +30,77 @@ export interface InformerFactoryLike extends InformerSource {
 export type ManagerLeaderElection =
   & Omit<LeaderElectorOptions, "onStartedLeading" | "onStoppedLeading" | "clock" | "logger" | "metrics">
   & {
-    /** Reads and writes the Lease (a KubeClient). */
+    /**
+     * Reads and writes the Lease (a KubeClient). Give it a client of its own, without the reconciles'
+     * client-side rate limit and write fence: busy reconciles must not delay renewals, and the fence
+     * would refuse the elector's own Lease writes before it leads.
+     */
     client: LeaseClient;
   };
 
 /** Options of {@linkcode Manager}. */
 export interface ManagerOptions {
-  /** Run controllers only while holding this Lease. @default no leader election: always run */
+  /**
+   * Run controllers only while holding this Lease.
+   * @default {no leader election: always run}
+   */
   leaderElection?: ManagerLeaderElection;
-  /** Shared by every controller and served at /metrics. @default a new MetricsRegistry */
+  /**
+   * Shared by every controller and served at /metrics.
+   * @default {a new MetricsRegistry}
+   */
   registry?: MetricsRegistry;
-  /** Where /metrics listens; "0" disables. @default ":8080" */
+  /**
+   * Where /metrics listens; "0" disables.
+   * @default {":8080"}
+   */
   metricsAddress?: string;
-  /** Where /healthz and /readyz listen; "0" disables. @default ":8081" */
+  /**
+   * Where /healthz and /readyz listen (plain HTTP); "0" disables.
+   * @default {":8081"}
+   */
   healthAddress?: string;
   /**
+   * Serve /metrics over HTTPS with this certificate (see `ObservabilityOptions.metricsTls`).
+   * @default {HTTP}
+   */
+  metricsTls?: CertificateSource;
+  /**
+   * Authenticate and authorize every scrape; needs `metricsTls`.
+   * @default {no check}
+   */
+  metricsAuthorizer?: ScrapeAuthorizer;
+  /**
    * Default {@linkcode ControllerOptions.gracefulShutdownMs} of controllers created through the Manager.
-   * @default 30_000
+   * @default {30_000}
    */
   gracefulShutdownMs?: number;
-  /** Structured logs. @default noopLogger */
+  /**
+   * Structured logs.
+   * @default {noopLogger}
+   */
   logger?: Logger;
-  /** Time source. @default systemClock */
+  /**
+   * Time source.
+   * @default {systemClock}
+   */
   clock?: Clock;
 }
 
-/** Thrown by {@linkcode Manager.run} when leadership is lost; the process should exit and restart. */
-export class LeaderElectionLostError extends Error {
-  /** Creates the instance; see the options type for defaults. */
-  constructor(lease: string) {
-    super(`Leader election lost: lease "${lease}" could not be renewed`);
-    this.name = "LeaderElectionLostError";
-  }
-}
+export { LeaderElectionLostError };
 
 /**
  * Runs controllers the way controller-runtime's manager does: starts the shared informers (always, so
  * a standby has warm caches), runs the controllers only while leading when leader election is on, and
  * serves /healthz, /readyz (all controller caches synced) and /metrics.
  *
- * On abort: controllers stop taking work and in-flight reconciles get up to the grace period, then their
- * signals abort and they get up to 5 s more to return; only then is the Lease released, informers and
- * servers stop, and `run` resolves. Losing leadership rejects with
- * {@linkcode LeaderElectionLostError}. A second SIGINT/SIGTERM exiting at once is the process' business:
+ * On abort: controllers stop taking work and in-flight reconciles get up to the grace period (the Lease is
+ * still renewed meanwhile), then their signals abort and they get up to 5 s more to return; only then is
+ * the Lease released, informers and servers stop, and `run` resolves. Losing leadership aborts every
+ * in-flight reconcile's signal at once (no grace period: another replica may already lead), waits up to
+ * 5 s for them to return, and rejects with {@linkcode LeaderElectionLostError}. With a
+ * `leaderElection.fence` that is also the `writeFence` of the reconciles' KubeClient, their writes are
+ * refused from the renew deadline on, even after a process pause. A second SIGINT/SIGTERM exiting at once is the process' business:
  * main.ts does it with `installSignalHandlers`.
  */
 export class Manager {
@@ -102,6 +142,18 @@ export class Manager {
     return this.#controllers.every((c) => c.hasSynced());
   }
 
+  /**
+   * The /readyz answer: ready once every controller's informers have synced; otherwise the reasons, one per
+   * unsynced informer, naming the controller, the resource and its last list/watch failure — so a missing
+   * RBAC rule (403) or CRD (404) shows as such instead of a silent timeout.
+   */
+  readiness(): { ready: boolean; reasons: string[] } {
+    const reasons = this.#controllers.flatMap((c) =>
+      c.syncProblems().map((p) => `controller "${c.name}": ${p}`)
+    );
+    return { ready: reasons.length === 0 && this.ready(), reasons };
+  }
+
   /** True while controllers may run: leading, or leader election is off. */
   get isLeader(): boolean {
     return this.#elector ? this.#elector.isLeader : this.#started;
@@ -117,8 +169,13 @@ export class Manager {
     const server = o.metricsAddress === "0" && o.healthAddress === "0" ? undefined : serveObservability({
       metricsAddress: o.metricsAddress ?? ":8080",
       healthAddress: o.healthAddress ?? ":8081",
+      ...(o.metricsTls ? { metricsTls: o.metricsTls } : {}),
+      ...(o.metricsAuthorizer ? { metricsAuthorizer: o.metricsAuthorizer } : {}),
       registry: this.registry,
-      readyz: () => this.ready(),
+      readyz: () => {
+        const { ready, reasons } = this.readiness();
+        return { ok: ready, detail: reasons.join("\n") };
+      },
       signal: background.signal,
       logger: this.#logger,
     });
@@ -134,14 +191,16 @@ export class Manager {
       const stopCampaign = () => campaign.abort(signal.reason);
       signal.addEventListener("abort", stopCampaign, { once: true });
       let failure: unknown;
+      let lostReason: unknown;
       this.#elector = new LeaderElector(client, {
         ...electorOptions,
         clock: this.#clock,
         logger: this.#logger,
         metrics: leaderMetricsFor(this.registry),
-        onStartedLeading: async (leading) => {
+        onStartedLeading: async (leading, lost) => {
+          lost.addEventListener("abort", () => void (lostReason = lost.reason), { once: true });
           try {
-            await this.#runControllers(leading);
+            await this.#runControllers(leading, lost);
           } catch (error) {
             failure = error;
             campaign.abort(error);
@@ -154,7 +213,11 @@ export class Manager {
         signal.removeEventListener("abort", stopCampaign);
       }
       if (failure !== undefined) throw failure;
-      if (!signal.aborted) throw new LeaderElectionLostError(`${election.namespace}/${election.leaseName}`);
+      if (!signal.aborted) {
+        throw lostReason instanceof LeaderElectionLostError
+          ? lostReason
+          : new LeaderElectionLostError(`${election.namespace}/${election.leaseName}`);
+      }
     } finally {
       background.abort();
       await Promise.all([server?.finished, this.#factory.stopped?.()]);
@@ -162,13 +225,13 @@ export class Manager {
     }
   }
 
-  async #runControllers(signal: AbortSignal): Promise<void> {
+  async #runControllers(signal: AbortSignal, lost?: AbortSignal): Promise<void> {
     const stop = new AbortController();
     const onAbort = () => stop.abort(signal.reason);
     if (signal.aborted) onAbort();
     else signal.addEventListener("abort", onAbort, { once: true });
     const runs = this.#controllers.map((c) =>
-      c.run({ signal: stop.signal }).catch((error) => {
+      c.run({ signal: stop.signal, ...(lost ? { abortInFlight: lost } : {}) }).catch((error) => {
         stop.abort(error);
         throw error;
       })

@@ -13,6 +13,8 @@ export interface ControllerMetrics {
   activeWorkers(count: number): void;
   /** The configured worker count. */
   maxConcurrentReconciles(count: number): void;
+  /** Primary objects terminating longer than `stuckTerminatingAfterMs` with finalizers left. */
+  stuckTerminating?(count: number): void;
 }
 
 /** Hooks that do nothing; the default. */
@@ -100,6 +102,12 @@ export function controllerMetricsFor(registry: MetricsRegistry, name: string): C
     "Maximum number of concurrent reconciles per controller",
     ["controller"],
   );
+  const stuck = registry.gauge(
+    "kubeloop_controller_stuck_terminating_objects",
+    "Primary objects being deleted for longer than the controller's threshold while finalizers remain",
+    ["controller"],
+  );
+  stuck.set(labels, 0);
   for (const result of ["success", "error", "requeue", "requeue_after"]) total.inc({ ...labels, result }, 0);
   errors.inc(labels, 0);
   timeouts.inc(labels, 0);
@@ -112,6 +120,7 @@ export function controllerMetricsFor(registry: MetricsRegistry, name: string): C
     timedOut: () => timeouts.inc(labels),
     activeWorkers: (count) => active.set(labels, count),
     maxConcurrentReconciles: (count) => max.set(labels, count),
+    stuckTerminating: (count) => stuck.set(labels, count),
   };
 }
 

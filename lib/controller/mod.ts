@@ -8,9 +8,12 @@ export {
   type Controller,
   controller,
   type ControllerOptions,
+  type ControllerRunOptions,
   type OwnsSource,
+  type PrimarySource,
   type WatchesSource,
 } from "./controller.ts";
+export { ownsSource, watchesSource } from "./controller_options.ts";
 export {
   type InformerFactoryLike,
   LeaderElectionLostError,
@@ -26,32 +29,72 @@ export {
   noopControllerMetrics,
   type ReconcileResult,
 } from "./metrics.ts";
-export { controllerOf, groupOf, requestFor, requestForController } from "./owner.ts";
+export {
+  AlreadyOwnedError,
+  controllerOf,
+  controllerReference,
+  groupOf,
+  isControlledBy,
+  requestFor,
+  requestForController,
+  setControllerReference,
+} from "./owner.ts";
+export {
+  formatLabelSelector,
+  type LabelSelector,
+  matchesLabels,
+  validateLabelSelector,
+} from "./label_selector.ts";
+export {
+  type ConditionFields,
+  findCondition,
+  formatTime,
+  isConditionTrue,
+  setCondition,
+} from "./conditions.ts";
+export {
+  addFinalizer,
+  type FinalizerClient,
+  type FinalizerOptions,
+  hasFinalizer,
+  isTerminating,
+  removeFinalizer,
+  terminatingForMs,
+} from "./finalizers.ts";
+export {
+  apply,
+  type ApplyConfiguration,
+  type ApplyMetadata,
+  type ApplyOptions,
+  applyWouldChange,
+  containsFields,
+  type DeepPartial,
+} from "./apply.ts";
+export { createOrPatch, type CreateOrPatchOptions, type CreateOrPatchResult } from "./create_or_patch.ts";
+export { jsonEqual, mergePatch } from "./merge_patch.ts";
 export {
   and,
   annotationsChanged,
   generationChanged,
   labelsChanged,
-  type LabelSelector,
-  labelSelector,
-  matchesLabels,
+  labelsMatch,
   not,
   or,
   resourceVersionChanged,
 } from "./predicates.ts";
 export type {
   Action,
-  InformerHandlerLike,
   InformerLike,
   InformerSource,
   Predicate,
   ReconcileContext,
   Reconciler,
   Request,
-  StoreLike,
   TriggerEvent,
 } from "./types.ts";
 export type { KubeObject, ObjectMeta, OwnerReference, ResourceRef } from "../client/types.ts";
+export type { InformerHandler, Store } from "../cache/mod.ts";
+export type { DeepReadonly, ResourceClient } from "../client/mod.ts";
 export type { Logger, MetricsRegistry } from "../observe/mod.ts";
 export type { RateLimiter, RateLimitingQueue } from "../queue/mod.ts";
 export type { Clock } from "../time/clock.ts";

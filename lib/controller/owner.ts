@@ -1,8 +1,10 @@
+import type { DeepReadonly } from "../client/deep_readonly.ts";
 import type { KubeObject, OwnerReference, ResourceRef } from "../client/types.ts";
+import { apiVersionOf } from "../resources/api_version.ts";
 import type { Request } from "./types.ts";
 
 /** The ownerReference with `controller: true`, if any (there is at most one). */
-export function controllerOf(obj: KubeObject): OwnerReference | undefined {
+export function controllerOf(obj: DeepReadonly<KubeObject>): DeepReadonly<OwnerReference> | undefined {
   return obj.metadata.ownerReferences?.find((o) => o.controller === true);
 }
 
@@ -13,11 +15,80 @@ export function groupOf(apiVersion: string): string {
 }
 
 /**
+ * The controller ownerReference that makes `owner` (a `ref` object) the managing controller of a dependent:
+ * `controller: true` and `blockOwnerDeletion: true`, so the garbage collector deletes the dependent with
+ * its owner (and foreground deletion waits for it). apiVersion and kind come from `ref`, because objects
+ * read from a list or an informer often lack them. Throws a TypeError when the owner has no name or uid
+ * (an object not read back from the server): a reference without a uid would match nothing, or anything.
+ */
+export function controllerReference(owner: DeepReadonly<KubeObject>, ref: ResourceRef): OwnerReference {
+  const { name, uid } = owner.metadata;
+  if (!name || !uid) {
+    throw new TypeError(
+      `Cannot reference ${ref.kind} "${name ?? ""}" as an owner: it has no metadata.${name ? "uid" : "name"}`,
+    );
+  }
+  return {
+    apiVersion: apiVersionOf(ref),
+    kind: ref.kind,
+    name,
+    uid,
+    controller: true,
+    blockOwnerDeletion: true,
+  };
+}
+
+/** Thrown by {@linkcode setControllerReference} when another owner already controls the object. */
+export class AlreadyOwnedError extends Error {
+  /** The controller reference already in place. */
+  readonly existing: DeepReadonly<OwnerReference>;
+  /** `existing` is the other controller's reference. */
+  constructor(message: string, existing: DeepReadonly<OwnerReference>) {
+    super(message);
+    this.name = "AlreadyOwnedError";
+    this.existing = existing;
+  }
+}
+
+/**
+ * A copy of `obj` whose controller ownerReference names `owner` (see {@linkcode controllerReference}); other
+ * ownerReferences are kept, and a reference to the same owner (by uid) is replaced. `obj` is not modified.
+ * Throws {@linkcode AlreadyOwnedError} when a different object is already its controller: at most one
+ * controller per object, and taking over silently would fight the other one.
+ */
+export function setControllerReference<T extends KubeObject>(
+  obj: T,
+  owner: DeepReadonly<KubeObject>,
+  ref: ResourceRef,
+): T {
+  const reference = controllerReference(owner, ref);
+  const existing = controllerOf(obj);
+  if (existing && existing.uid !== reference.uid) {
+    throw new AlreadyOwnedError(
+      `${obj.kind ?? "Object"} "${obj.metadata.name ?? ""}" is already controlled by ${existing.kind} ` +
+        `"${existing.name}"`,
+      existing,
+    );
+  }
+  const others = (obj.metadata.ownerReferences ?? []).filter((o) => o.uid !== reference.uid);
+  return { ...obj, metadata: { ...obj.metadata, ownerReferences: [...others, reference] } };
+}
+
+/**
+ * True when `owner` is the controller of `obj`: a uid match on the controller ownerReference. False when
+ * the owner has no uid (never `undefined === undefined`).
+ */
+export function isControlledBy(obj: DeepReadonly<KubeObject>, owner: DeepReadonly<KubeObject>): boolean {
+  const uid = owner.metadata.uid;
+  return uid !== undefined && uid !== "" && controllerOf(obj)?.uid === uid;
+}
+
+/**
  * The request for the controlling owner of `obj` when that owner is of kind `owner` (group and kind
  * compared; the version is ignored because owners may be written with any served version).
  * Owners live in the object's namespace, or are cluster-scoped.
  */
-export function requestForController(obj: KubeObject, owner: ResourceRef): Request | undefined {
+export function requestForController(obj: DeepReadonly<KubeObject>, owner: ResourceRef): Request | undefined {
   const ref = controllerOf(obj);
   if (!ref || ref.kind !== owner.kind || groupOf(ref.apiVersion) !== owner.group) return undefined;
   const namespace = obj.metadata.namespace;
@@ -25,7 +96,7 @@ export function requestForController(obj: KubeObject, owner: ResourceRef): Reque
 }
 
 /** The request for an object itself. */
-export function requestFor(obj: KubeObject): Request {
+export function requestFor(obj: DeepReadonly<KubeObject>): Request {
   const name = obj.metadata.name ?? "";
   const namespace = obj.metadata.namespace;
   return namespace ? { namespace, name } : { name };

@@ -1,5 +1,6 @@
+import type { DeepReadonly } from "../client/deep_readonly.ts";
 import type { KubeObject } from "../client/types.ts";
-import { assertNever } from "../_internal/assert_never.ts";
+import { type LabelSelector, matchesLabels, validateLabelSelector } from "./label_selector.ts";
 import type { Predicate, TriggerEvent } from "./types.ts";
 
 /**
@@ -31,51 +32,17 @@ export function annotationsChanged(event: TriggerEvent): boolean {
   return !sameRecord(event.oldObject.metadata.annotations, event.object.metadata.annotations);
 }
 
-/** A `metav1.LabelSelector`. */
-export interface LabelSelector {
-  /** Labels that must be equal. */
-  matchLabels?: Record<string, string>;
-  /** Set-based requirements. */
-  matchExpressions?: {
-    key: string;
-    operator: "In" | "NotIn" | "Exists" | "DoesNotExist";
-    values?: string[];
-  }[];
-}
-
-/** Passes events whose (new) object matches `selector`; an empty selector matches everything. */
-export function labelSelector(selector: LabelSelector): Predicate {
-  for (const e of selector.matchExpressions ?? []) {
-    if ((e.operator === "In" || e.operator === "NotIn") && !e.values?.length) {
-      throw new TypeError(`Invalid label selector: operator ${e.operator} on "${e.key}" needs values`);
-    }
-  }
-  return (event) => matchesLabels(selector, event.object.metadata.labels ?? {});
-}
-
-/** True when `labels` satisfy `selector`. */
-export function matchesLabels(selector: LabelSelector, labels: Record<string, string>): boolean {
-  for (const [k, v] of Object.entries(selector.matchLabels ?? {})) if (labels[k] !== v) return false;
-  for (const e of selector.matchExpressions ?? []) {
-    const has = Object.hasOwn(labels, e.key);
-    switch (e.operator) {
-      case "In":
-        if (!has || !e.values?.includes(labels[e.key] as string)) return false;
-        break;
-      case "NotIn":
-        if (has && e.values?.includes(labels[e.key] as string)) return false;
-        break;
-      case "Exists":
-        if (!has) return false;
-        break;
-      case "DoesNotExist":
-        if (has) return false;
-        break;
-      default:
-        assertNever(e.operator, "label selector operator");
-    }
-  }
-  return true;
+/**
+ * Passes events about objects whose labels match `selector`. An update passes when the old or the new
+ * object matches, so an update that removes (or adds) the matching labels still triggers a reconcile, which
+ * can then clean up (or set up). Named apart from the informer scope option `labelSelector`, which limits
+ * what is cached: a scoped informer sees an object that stops matching as deleted.
+ * Throws a TypeError for an invalid selector.
+ */
+export function labelsMatch(selector: LabelSelector): Predicate {
+  validateLabelSelector(selector);
+  const matches = (obj: DeepReadonly<KubeObject>) => matchesLabels(selector, obj.metadata.labels ?? {});
+  return (event) => matches(event.object) || (event.type === "update" && matches(event.oldObject));
 }
 
 /** Passes when every predicate passes (true for none). */

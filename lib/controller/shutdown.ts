@@ -22,7 +22,7 @@ export interface StopWorkersOptions {
 
 /**
  * Stops the workers in two bounded steps. During the grace period in-flight reconciles finish
- * undisturbed. Then their signals abort and we wait up to {@linkcode hardStopWaitMs} more for them to
+ * undisturbed (skipped when `hardStop` already aborted, e.g. because leadership was lost). Then their signals abort and we wait up to {@linkcode hardStopWaitMs} more for them to
  * return: an aborted reconcile may still be writing, and the Manager releases the Lease as soon as this
  * resolves, so returning earlier would let a new leader reconcile the same objects concurrently. A
  * reconcile that ignores its signal past that bound is abandoned, with its key logged, so shutdown stays
@@ -31,12 +31,14 @@ export interface StopWorkersOptions {
 export async function stopWorkers(options: StopWorkersOptions): Promise<void> {
   const { clock, logger } = options;
   const workers = Promise.all(options.workers);
-  if (await settlesWithin(workers, options.gracePeriodMs, clock)) return;
-  logger.warn("Shutdown grace period ended; aborting in-flight reconciles", {
-    inFlight: options.inFlight(),
-    gracePeriodMs: options.gracePeriodMs,
-  });
-  options.hardStop.abort(new Error("shutdown grace period ended"));
+  if (!options.hardStop.signal.aborted) {
+    if (await settlesWithin(workers, options.gracePeriodMs, clock)) return;
+    logger.warn("Shutdown grace period ended; aborting in-flight reconciles", {
+      inFlight: options.inFlight(),
+      gracePeriodMs: options.gracePeriodMs,
+    });
+    options.hardStop.abort(new Error("shutdown grace period ended"));
+  }
   if (await settlesWithin(workers, hardStopWaitMs, clock)) return;
   logger.warn("Reconciles still running after their signals aborted; no longer waiting for them", {
     inFlight: options.inFlight(),

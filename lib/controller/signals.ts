@@ -1,8 +1,14 @@
 /** Options of {@linkcode installSignalHandlers}. */
 export interface SignalHandlerOptions {
-  /** Called on every signal after the first. @default () => Deno.exit(1) */
+  /**
+   * Called on every signal after the first.
+   * @default {() => Deno.exit(1)}
+   */
   onSecondSignal?: (signal: Deno.Signal) => void;
-  /** Signals to handle. @default ["SIGINT", "SIGTERM"] (["SIGINT"] on Windows) */
+  /**
+   * Signals to handle.
+   * @default {["SIGINT", "SIGTERM"] (["SIGINT"] on Windows)}
+   */
   signals?: Deno.Signal[];
 }
 

@@ -1,4 +1,6 @@
+import type { DeepReadonly } from "../client/deep_readonly.ts";
 import type { KubeObject, ResourceRef } from "../client/types.ts";
+import type { InformerHandler, InformerScope, Store, SyncStatus } from "../cache/mod.ts";
 import type { Logger } from "../observe/types.ts";
 
 /** What to reconcile: the primary object's name (and namespace when it is namespaced). */
@@ -23,7 +25,10 @@ export interface Action {
 
 /** Passed to every reconcile call. */
 export interface ReconcileContext {
-  /** Aborts when the reconcile timeout passes or the shutdown grace period ends. */
+  /**
+   * Aborts when the reconcile timeout passes, when the shutdown grace period ends, or at once when
+   * leadership is lost. Pass it to every request, so a pending write is cancelled.
+   */
   signal: AbortSignal;
   /** The controller's logger with `controller` and `key` fields. */
   logger: Logger;
@@ -36,50 +41,31 @@ export interface ReconcileContext {
 /** The user's reconcile function. Throwing re-queues the key with backoff. */
 export type Reconciler = (request: Request, ctx: ReconcileContext) => Promise<Action | void>;
 
-/** A change seen by an informer, as passed to predicates. */
+/** A change seen by an informer, as passed to predicates (the cached, read-only objects). */
 export type TriggerEvent<T extends KubeObject = KubeObject> =
-  | { type: "add"; object: T }
-  | { type: "update"; oldObject: T; object: T }
-  | { type: "delete"; object: T };
+  | { type: "add"; object: DeepReadonly<T> }
+  | { type: "update"; oldObject: DeepReadonly<T>; object: DeepReadonly<T> }
+  | { type: "delete"; object: DeepReadonly<T> };
 
 /** Decides whether an informer change triggers a reconcile. */
 export type Predicate<T extends KubeObject = KubeObject> = (event: TriggerEvent<T>) => boolean;
 
-/** The read side of an informer's cache, as the controller uses it. */
-export interface StoreLike<T> {
-  /** The cached object under "ns/name", if any. */
-  get(key: string): T | undefined;
-  /** Every cached object. */
-  list(): Iterable<T>;
-}
-
-/** Handlers a controller registers on an informer. */
-export interface InformerHandlerLike<T> {
-  /** An object appeared. */
-  onAdd?(obj: T): void;
-  /** An object changed (or was resynced). */
-  onUpdate?(oldObj: T, newObj: T): void;
-  /** An object disappeared. */
-  onDelete?(obj: T, info?: { finalStateUnknown: boolean }): void;
-}
-
 /** What a controller needs from an informer; `Informer` from lib/cache satisfies it. */
 export interface InformerLike<T extends KubeObject = KubeObject> {
   /** The informer cache. */
-  readonly store: StoreLike<T>;
+  readonly store: Store<T>;
   /** Registers handlers; returns the unsubscribe function. */
-  subscribe(handler: InformerHandlerLike<T>): () => void;
+  subscribe(handler: InformerHandler<T>): () => void;
   /** Resolves after the first full sync. */
   ready(signal?: AbortSignal): Promise<void>;
   /** True after the first full sync. */
   hasSynced(): boolean;
+  /** The resource, whether it synced and its last list/watch failure (shown by /readyz). */
+  syncStatus?(): SyncStatus;
 }
 
 /** Where informers come from; `SharedInformerFactory` satisfies it. */
 export interface InformerSource {
   /** The shared informer of a resource. */
-  informer<T extends KubeObject>(
-    ref: ResourceRef,
-    options?: { namespace?: string; labelSelector?: string },
-  ): InformerLike<T>;
+  informer<T extends KubeObject>(ref: ResourceRef<T>, options?: InformerScope): InformerLike<T>;
 }

@@ -1,12 +1,13 @@
+import type { DeepReadonly } from "../client/deep_readonly.ts";
 import type { KubeObject } from "../client/types.ts";
-import type { EventV1, ObjectReference } from "./types.ts";
+import type { Event, ObjectReference } from "./types.ts";
 
 /** The reference an Event's `regarding` carries: an ObjectReference as given, or one made from an object. */
-export function toReference(obj: KubeObject | ObjectReference): ObjectReference {
+export function toReference(obj: DeepReadonly<KubeObject> | ObjectReference): ObjectReference {
   if (!("metadata" in obj) || typeof obj.metadata !== "object" || obj.metadata === null) {
     return { ...(obj as ObjectReference) };
   }
-  const o = obj as KubeObject;
+  const o = obj as DeepReadonly<KubeObject>;
   const ref: ObjectReference = {};
   if (o.apiVersion) ref.apiVersion = o.apiVersion;
   if (o.kind) ref.kind = o.kind;
@@ -18,9 +19,9 @@ export function toReference(obj: KubeObject | ObjectReference): ObjectReference 
 }
 
 /** Log fields naming an Event without its note (which may be long). */
-export function describe(e: EventV1): Record<string, unknown> {
+export function describe(e: Event): Record<string, unknown> {
   const r = e.regarding;
-  return { object: `${r.kind}/${r.namespace ?? ""}/${r.name}`, reason: e.reason };
+  return { object: `${r?.kind}/${r?.namespace ?? ""}/${r?.name}`, reason: e.reason };
 }
 
 /**

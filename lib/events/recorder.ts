@@ -1,5 +1,6 @@
 import { hostnameOr } from "../_internal/hostname.ts";
 import { withTimeout } from "../_internal/with_timeout.ts";
+import type { DeepReadonly } from "../client/deep_readonly.ts";
 import type { KubeObject } from "../client/types.ts";
 import { type Logger, noopLogger } from "../observe/types.ts";
 import { type Clock, systemClock } from "../time/clock.ts";
@@ -7,7 +8,7 @@ import { formatMicroTime } from "../time/micro_time.ts";
 import { toReference, truncateUtf8 } from "./event_object.ts";
 import { type Series, SeriesWriter } from "./series.ts";
 import { SpamFilter, type SpamFilterOptions } from "./spam_filter.ts";
-import type { EventsClient, EventType, EventV1, ObjectReference } from "./types.ts";
+import type { Event, EventsClient, EventType, ObjectReference } from "./types.ts";
 import { WriteQueue } from "./write_queue.ts";
 
 /** What happened, passed to {@linkcode EventRecorder.record}. */
@@ -18,43 +19,83 @@ export interface EventInfo {
   reason: string;
   /** Human-readable message; truncated to 1 KiB as the API requires. */
   note: string;
-  /** What the controller did or failed to do. @default the reason */
+  /**
+   * What the controller did or failed to do.
+   * @default {the reason}
+   */
   action?: string;
   /** A second object involved, if any. */
   related?: ObjectReference;
+}
+
+/**
+ * Where a reconciler records events: {@linkcode EventRecorder} writes them to the API server, lib/testing's
+ * `FakeEventRecorder` keeps them for assertions. Type your reconciler's dependency with this.
+ */
+export interface EventSink {
+  /** Records one occurrence about `regarding` (an object, or a reference to one); never throws or waits. */
+  record(regarding: DeepReadonly<KubeObject> | ObjectReference, info: EventInfo): void;
 }
 
 /** Options of {@linkcode EventRecorder}. */
 export interface EventRecorderOptions {
   /** Written to `reportingController`, e.g. "sample-controller". */
   reportingController: string;
-  /** Written to `reportingInstance`. @default `${reportingController}-${Deno.hostname()}` */
+  /**
+   * Written to `reportingInstance`.
+   * @default {<reportingController>-<hostname>}
+   */
   reportingInstance?: string;
-  /** Repeats within this window of the last occurrence join a series. @default 360_000 (6 minutes) */
+  /**
+   * Repeats within this window of the last occurrence join a series.
+   * @default {360_000 (6 minutes)}
+   */
   seriesWindowMs?: number;
-  /** Minimum time between two writes of one series. @default 30_000 */
+  /**
+   * Minimum time between two writes of one series.
+   * @default {30_000}
+   */
   seriesPatchIntervalMs?: number;
-  /** Per-object token bucket applied to new Events. @default burst 25, one token per 5 minutes */
+  /**
+   * Per-object token bucket applied to new Events.
+   * @default {burst 25, one token per 5 minutes}
+   */
   spamFilter?: SpamFilterOptions;
-  /** Writes waiting beyond this are dropped with a warning. @default 1000 */
+  /**
+   * Writes waiting beyond this are dropped with a warning.
+   * @default {1000}
+   */
   maxPending?: number;
   /**
    * How long `flush()` and dispose wait for pending writes before abandoning them (aborting the
    * request in flight). Keeps shutdown within the pod's termination grace period when the API server is
-   * unreachable. @default 5_000
+   * unreachable.
+   * @default {5_000}
    */
   flushTimeoutMs?: number;
-  /** Time source. @default systemClock */
+  /**
+   * Time source.
+   * @default {systemClock}
+   */
   clock?: Clock;
-  /** Structured logs. @default noopLogger */
+  /**
+   * Structured logs.
+   * @default {noopLogger}
+   */
   logger?: Logger;
 }
 
 /** Options of {@linkcode EventRecorder.flush}. */
 export interface FlushOptions {
-  /** Abandons the pending writes when it aborts. @default never */
+  /**
+   * Abandons the pending writes when it aborts.
+   * @default {never}
+   */
   signal?: AbortSignal;
-  /** Abandons them after this long. @default the recorder's `flushTimeoutMs` */
+  /**
+   * Abandons them after this long.
+   * @default {the recorder's `flushTimeoutMs`}
+   */
   timeoutMs?: number;
 }
 
@@ -74,7 +115,7 @@ const maxNoteBytes = 1024;
  * are bounded (`flushTimeoutMs`); writes still pending then are abandoned, not retried. From the start
  * of dispose on, `record()` drops events (debug log) and no timer is left behind.
  */
-export class EventRecorder {
+export class EventRecorder implements EventSink {
   #controller: string;
   #instance: string;
   #windowMs: number;
@@ -107,7 +148,7 @@ export class EventRecorder {
   }
 
   /** Records an event about `regarding` (an object or a reference). Never throws, never waits. */
-  record(regarding: KubeObject | ObjectReference, info: EventInfo): void {
+  record(regarding: DeepReadonly<KubeObject> | ObjectReference, info: EventInfo): void {
     if (this.#closing) {
       this.#logger.debug("Event recorded during or after dispose was dropped", { reason: info.reason });
       return;
@@ -140,7 +181,7 @@ export class EventRecorder {
       return;
     }
     const namespace = ref.namespace || "default";
-    const event: EventV1 = {
+    const event: Event = {
       apiVersion: "events.k8s.io/v1",
       kind: "Event",
       metadata: {

@@ -4,7 +4,7 @@ import type { Logger } from "../observe/types.ts";
 import type { Clock, Timer } from "../time/clock.ts";
 import { formatMicroTime } from "../time/micro_time.ts";
 import { describe } from "./event_object.ts";
-import type { EventsClient, EventSeries, EventV1 } from "./types.ts";
+import type { Event, EventsClient, EventSeries } from "./types.ts";
 
 /** One Event and its repeats, as the recorder tracks it. */
 export interface Series {
@@ -15,7 +15,7 @@ export interface Series {
   /** Server name once created; undefined while the create is pending or after it failed. */
   name: string | undefined;
   /** The Event as last created. */
-  event: EventV1;
+  event: Event;
   /** Occurrences so far. */
   count: number;
   /** Clock time of the latest occurrence. */

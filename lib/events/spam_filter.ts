@@ -2,11 +2,20 @@ import type { Clock } from "../time/clock.ts";
 
 /** Options of {@linkcode SpamFilter}. */
 export interface SpamFilterOptions {
-  /** Events allowed in a burst per key. @default 25 */
+  /**
+   * Events allowed in a burst per key.
+   * @default {25}
+   */
   burst?: number;
-  /** One token comes back every this many milliseconds. @default 300_000 (5 minutes) */
+  /**
+   * One token comes back every this many milliseconds.
+   * @default {300_000 (5 minutes)}
+   */
   refillMs?: number;
-  /** Keys remembered; the least recently used is forgotten first. @default 4096 */
+  /**
+   * Keys remembered; the least recently used is forgotten first.
+   * @default {4096}
+   */
   maxKeys?: number;
 }
 

@@ -12,23 +12,50 @@ import type { Clock } from "../time/clock.ts";
 
 /** Settings for an HttpClient. */
 export interface HttpClientOptions {
-  /** TLS settings for https: URLs. @default {} (system roots, full verification) */
+  /**
+   * TLS settings for https: URLs.
+   * @default {system roots, full verification}
+   */
   readonly tls?: TlsOptions;
-  /** Idle keep-alive connections kept per origin. @default 4 */
+  /**
+   * Idle keep-alive connections kept per origin.
+   * @default {4}
+   */
   readonly maxIdlePerOrigin?: number;
-  /** An idle connection older than this is closed rather than reused. @default 90_000 */
+  /**
+   * An idle connection older than this is closed rather than reused.
+   * @default {90_000}
+   */
   readonly idleTimeoutMs?: number;
-  /** Limit for opening a connection, TLS handshake included. @default 30_000 */
+  /**
+   * Limit for opening a connection, TLS handshake included.
+   * @default {30_000}
+   */
   readonly connectTimeoutMs?: number;
-  /** Limit for the response head and for each wait between body bytes (not for `stream` bodies). @default 60_000 */
+  /**
+   * Limit for the response head and for each wait between body bytes (not for `stream` bodies).
+   * @default {60_000}
+   */
   readonly readTimeoutMs?: number;
-  /** Largest accepted response head. @default 65_536 */
+  /**
+   * Largest accepted response head.
+   * @default {65_536}
+   */
   readonly maxHeaderBytes?: number;
-  /** The User-Agent header, unless a request sets its own. @default "kubeloop/0.1 deno/<version>" */
+  /**
+   * The User-Agent header, unless a request sets its own.
+   * @default {"kubeloop/0.1 deno/<version>"}
+   */
   readonly userAgent?: string;
-  /** Receives the warning when `tls.insecureSkipVerify` is set. @default noopLogger */
+  /**
+   * Receives the warning when `tls.insecureSkipVerify` is set.
+   * @default {noopLogger}
+   */
   readonly logger?: Logger;
-  /** Time source for idle expiry. @default systemClock */
+  /**
+   * Time source for idle expiry.
+   * @default {systemClock}
+   */
   readonly clock?: Clock;
 }
 

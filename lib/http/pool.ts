@@ -7,7 +7,9 @@ export interface ConnectionPoolOptions {
   readonly maxIdlePerOrigin: number;
   /** An idle connection older than this is closed instead of reused. */
   readonly idleTimeoutMs: number;
-  /** @default systemClock */
+  /**
+   * @default {systemClock}
+   */
   readonly clock?: Clock;
 }
 

@@ -3,15 +3,28 @@ export interface TlsOptions {
   /**
    * The CA certificates (PEM) to trust instead of the system roots: when set, a server certificate
    * must chain to one of these, as in client-go. When absent or empty, the system roots are used.
+   * @default {the system roots}
    */
   readonly caCerts?: readonly string[];
-  /** Client certificate chain (PEM) for mutual TLS. Needs `key`. */
+  /**
+   * Client certificate chain (PEM) for mutual TLS. Needs `key`.
+   * @default {no client certificate}
+   */
   readonly cert?: string;
-  /** Client private key (PEM): RSA PKCS#1, RSA/EC PKCS#8 or EC SEC1. Needs `cert`. */
+  /**
+   * Client private key (PEM): RSA PKCS#1, RSA/EC PKCS#8 or EC SEC1. Needs `cert`.
+   * @default {no client key}
+   */
   readonly key?: string;
-  /** Skip server certificate verification. Only ever set from an explicit configuration. */
+  /**
+   * Skip server certificate verification. Only ever set from an explicit configuration.
+   * @default {false}
+   */
   readonly insecureSkipVerify?: boolean;
-  /** Name to verify the server certificate against, when it differs from the URL's host. */
+  /**
+   * Name to verify the server certificate against, when it differs from the URL's host.
+   * @default {the URL's host}
+   */
   readonly serverName?: string;
 }
 
@@ -30,7 +43,7 @@ export interface HttpRequest {
   /**
    * A long-lived streaming response (a watch): it gets a connection of its own that is never
    * returned to the pool, and no read timeout applies between body chunks.
-   * @default false
+   * @default {false}
    */
   readonly stream?: boolean;
 }

@@ -3,13 +3,19 @@ import { LEASES } from "../client/resources.ts";
 import { type Logger, noopLogger } from "../observe/types.ts";
 import { type Clock, systemClock } from "../time/clock.ts";
 import { defaultIdentity, isApiError, sleepOrAbort } from "./_private.ts";
+import { LeaderElectionLostError } from "./errors.ts";
+import type { LeaseFence } from "./lease_fence.ts";
 import type { LeaderElectorOptions, LeaderMetrics } from "./elector_options.ts";
 import type { Lease, LeaseClient } from "./lease_client.ts";
 import { type LeaseHolder, leaseRecord, releaseLease } from "./lease_record.ts";
 
 export type { LeaderElectorOptions, LeaderMetrics } from "./elector_options.ts";
 
-type Attempt = { kind: "acquired" } | { kind: "held"; holder: string } | { kind: "failed"; error: unknown };
+/** `startedAt`: our clock when the successful request began, which the renew deadline is counted from. */
+type Attempt =
+  | { kind: "acquired"; startedAt: number }
+  | { kind: "held"; holder: string }
+  | { kind: "failed"; error: unknown };
 
 /**
  * Lease-based leader election (`coordination.k8s.io/v1`), compatible with client-go's Lease lock.
@@ -18,12 +24,21 @@ type Attempt = { kind: "acquired" } | { kind: "held"; holder: string } | { kind:
  * its lease duration as measured on OUR clock since we last saw it change (remote timestamps are never
  * trusted). Writes use the Lease's resourceVersion, so two candidates cannot both win one update.
  * The leader renews every retry period and steps down when it cannot renew within the renew deadline,
- * or at once when it sees another holder.
+ * or at once when it sees another holder. The renew deadline is counted from when the last successful
+ * acquire or renew request STARTED, not from when its answer arrived: a slow answer proves only that the
+ * Lease was ours when the request was sent, so it must not stretch leadership. A pause past the deadline
+ * (SIGSTOP, a suspended VM) ends leadership as soon as the process runs again, without another attempt.
+ * On loss, the leading signal aborts at once with a {@linkcode LeaderElectionLostError}.
+ *
+ * Given a {@linkcode LeaseFence} (option `fence`), the elector grants it until that deadline after every
+ * success and revokes it when leading ends; a KubeClient with that fence refuses writes past the deadline
+ * even before the elector's own loop has run again. Give the elector a client of its own (not the one
+ * whose client-side rate limiter and fence the reconciles use), so busy reconciles cannot delay renewals.
  *
  * What this does NOT guarantee: it relies on clocks on all candidates progressing at similar rates, and
- * it gives no fencing. A leader that pauses (GC, CPU starvation, suspended VM) can keep acting after its
- * Lease expired and another candidate took over, so two leaders may briefly overlap. Use it to avoid
- * duplicate work, not for mutual exclusion of external side effects.
+ * the fence is local, not enforced by the API server: a write already sent, or one caught by a pause
+ * between the fence check and the socket, can still land after another candidate took over. Use it to
+ * avoid duplicate work, not for mutual exclusion of external side effects.
  */
 export class LeaderElector {
   /** This candidate's identity, written to `spec.holderIdentity`. */
@@ -39,6 +54,7 @@ export class LeaderElector {
   #release: boolean;
   #opts: LeaderElectorOptions;
   #metrics: LeaderMetrics | undefined;
+  #fence: LeaseFence | undefined;
   #clock: Clock;
   #logger: Logger;
   #random: () => number;
@@ -71,6 +87,7 @@ export class LeaderElector {
     this.#release = o.releaseOnCancel ?? true;
     this.#opts = o;
     this.#metrics = o.metrics;
+    this.#fence = o.fence;
     this.#clock = o.clock ?? systemClock;
     this.#logger = (o.logger ?? noopLogger).child({ lease: `${o.namespace}/${o.leaseName}` });
     this.#random = o.random ?? Math.random;
@@ -100,67 +117,70 @@ export class LeaderElector {
    */
   async run(options: { signal: AbortSignal }): Promise<void> {
     const { signal } = options;
-    let acquired = false;
+    let acquiredAt: number | undefined;
     while (!signal.aborted) {
       const attempt = await this.#tryAcquireOrRenew(signal, this.#renewDeadlineMs);
-      acquired = attempt.kind === "acquired";
-      if (acquired) break;
+      if (attempt.kind === "acquired") {
+        acquiredAt = attempt.startedAt;
+        break;
+      }
       if (attempt.kind === "failed" && !signal.aborted) {
         this.#logger.warn("Cannot acquire lease", { error: String(attempt.error) });
       }
       const wait = this.#retryMs * (1 + this.#random() * this.#jitter);
       if (!await sleepOrAbort(wait, signal, this.#clock)) return;
     }
-    if (!acquired) return;
+    if (acquiredAt === undefined) return;
     if (signal.aborted) {
       // Cancelled while our acquire succeeded: the Lease names us, so hand it back instead of leaving
       // every other candidate waiting a full lease duration for a leader that never led.
       if (this.#release) await this.#releaseLease();
       return;
     }
-    await this.#lead(signal);
+    await this.#lead(signal, acquiredAt);
   }
 
-  async #lead(signal: AbortSignal): Promise<void> {
+  /**
+   * Leads: starts the leading work and renews until leadership is lost, or until `signal` aborted AND the
+   * work returned. Renewals go on while the work drains after a cancel (graceful shutdown), so the Lease
+   * (and the fence) stay valid for reconciles that are finishing; it is released only after that.
+   */
+  async #lead(signal: AbortSignal, acquiredAt: number): Promise<void> {
+    this.#fence?.grant(this.#leaseKey, acquiredAt + this.#renewDeadlineMs);
     this.#setLeading(true);
     this.#logger.info("Became leader", { identity: this.identity });
     const leading = new AbortController();
+    const lostCtl = new AbortController();
+    const renewing = new AbortController();
     let work: Promise<void> = Promise.resolve();
     try {
-      work = Promise.resolve(this.#opts.onStartedLeading?.(leading.signal)).catch((error) => {
+      work = Promise.resolve(this.#opts.onStartedLeading?.(leading.signal, lostCtl.signal)).catch((error) => {
         this.#logger.error("onStartedLeading failed", { error: String(error) });
       });
     } catch (error) {
       this.#logger.error("onStartedLeading failed", { error: String(error) });
     }
-    let lastRenew = this.#clock.now();
-    let lost = false;
-    while (!signal.aborted) {
-      if (!await sleepOrAbort(this.#retryMs, signal, this.#clock)) break;
-      const remaining = lastRenew + this.#renewDeadlineMs - this.#clock.now();
-      const attempt = await this.#tryAcquireOrRenew(signal, Math.max(1, remaining));
-      if (attempt.kind === "acquired") {
-        lastRenew = this.#clock.now();
-        continue;
-      }
-      if (signal.aborted) break;
-      if (attempt.kind === "held") {
-        this.#logger.warn("Lost leadership: lease taken over", { holder: attempt.holder });
-        lost = true;
-        break;
-      }
-      if (this.#clock.now() - lastRenew >= this.#renewDeadlineMs) {
-        this.#logger.error("Lost leadership: cannot renew lease within the renew deadline", {
-          error: String(attempt.error),
-          renewDeadlineMs: this.#renewDeadlineMs,
-        });
-        lost = true;
-        break;
-      }
-      this.#logger.warn("Cannot renew lease, retrying", { error: String(attempt.error) });
+    const onCancel = () => {
+      leading.abort(new Error("leader election cancelled"));
+      void work.then(() => renewing.abort());
+    };
+    if (signal.aborted) onCancel();
+    else signal.addEventListener("abort", onCancel, { once: true });
+    let lost: LeaderElectionLostError | undefined;
+    try {
+      lost = await this.#renewLoop(renewing.signal, acquiredAt, (at) => {
+        this.#fence?.grant(this.#leaseKey, at + this.#renewDeadlineMs);
+      });
+    } finally {
+      signal.removeEventListener("abort", onCancel);
     }
+    // The fence first: from here on nothing of ours may write, whatever runs before the abort handlers.
+    this.#fence?.revoke();
     this.#leading = false;
-    leading.abort(new Error(lost ? "leadership lost" : "leader election cancelled"));
+    if (lost) {
+      lostCtl.abort(lost);
+      leading.abort(lost);
+    }
     await work;
     if (!lost && this.#release) await this.#releaseLease();
     this.#setLeading(false);
@@ -169,6 +189,50 @@ export class LeaderElector {
     } catch (error) {
       this.#logger.error("onStoppedLeading failed", { error: String(error) });
     }
+  }
+
+  /** Renews every retry period until `signal` aborts (undefined) or leadership is lost (the error). */
+  async #renewLoop(
+    signal: AbortSignal,
+    acquiredAt: number,
+    renewed: (startedAt: number) => void,
+  ): Promise<LeaderElectionLostError | undefined> {
+    let renewedAt = acquiredAt;
+    let lastError: unknown;
+    while (!signal.aborted) {
+      const deadline = renewedAt + this.#renewDeadlineMs;
+      // Never sleep past the deadline: leadership ends there, whether or not an attempt is due.
+      const wait = Math.min(this.#retryMs, deadline - this.#clock.now());
+      if (wait > 0 && !await sleepOrAbort(wait, signal, this.#clock)) return undefined;
+      const now = this.#clock.now();
+      if (now >= deadline) {
+        this.#logger.error("Lost leadership: cannot renew lease within the renew deadline", {
+          ...(lastError === undefined ? {} : { error: String(lastError) }),
+          renewDeadlineMs: this.#renewDeadlineMs,
+          overdueMs: now - deadline,
+        });
+        return new LeaderElectionLostError(this.#leaseKey);
+      }
+      const attempt = await this.#tryAcquireOrRenew(signal, deadline - now);
+      if (attempt.kind === "acquired") {
+        renewedAt = attempt.startedAt;
+        lastError = undefined;
+        renewed(renewedAt);
+        continue;
+      }
+      if (signal.aborted) return undefined;
+      if (attempt.kind === "held") {
+        this.#logger.warn("Lost leadership: lease taken over", { holder: attempt.holder });
+        return new LeaderElectionLostError(this.#leaseKey, `was taken over by "${attempt.holder}"`);
+      }
+      lastError = attempt.error;
+      this.#logger.warn("Cannot renew lease, retrying", { error: String(attempt.error) });
+    }
+    return undefined;
+  }
+
+  get #leaseKey(): string {
+    return `${this.#namespace}/${this.#name}`;
   }
 
   #setLeading(leading: boolean): void {
@@ -192,7 +256,7 @@ export class LeaderElector {
             req,
           );
           this.#observe(created, this.#clock.now());
-          return { kind: "acquired" };
+          return { kind: "acquired", startedAt: now };
         } catch (error) {
           return { kind: "failed", error };
         }
@@ -210,7 +274,7 @@ export class LeaderElector {
           req,
         );
         this.#observe(replaced, this.#clock.now());
-        return { kind: "acquired" };
+        return { kind: "acquired", startedAt: now };
       } catch (error) {
         return { kind: "failed", error };
       }

@@ -1,34 +1,20 @@
-import type { KubeObject, ObjectMeta, ResourceRef } from "../client/types.ts";
+import type { ResourceRef } from "../client/types.ts";
+import type { Lease, LeaseSpec } from "../resources/coordination_v1.ts";
 
-/** The fields of `LeaseSpec` leader election reads and writes. Times are MicroTime strings. */
-export interface LeaseSpec {
-  /** Identity of the current holder; empty when released. */
-  holderIdentity?: string;
-  /** How long others wait before taking over. */
-  leaseDurationSeconds?: number;
-  /** MicroTime the holder acquired it. */
-  acquireTime?: string;
-  /** MicroTime of the last renewal. */
-  renewTime?: string;
-  /** How many times the holder changed. */
-  leaseTransitions?: number;
-  /** Fields this project does not read are kept as they are. */
-  [field: string]: unknown;
-}
-
-/** A `coordination.k8s.io/v1` Lease. */
-export interface Lease extends KubeObject {
-  /** Object metadata. */
-  metadata: ObjectMeta;
-  /** The Lease spec. */
-  spec?: LeaseSpec;
-}
+/** `coordination.k8s.io/v1` Lease types, generated from the API server's schema. */
+export type { Lease, LeaseSpec };
 
 /** Per-request options the elector passes to the client. */
 export interface LeaseRequestOptions {
-  /** Namespace; omitted for cluster-scoped objects. */
+  /**
+   * Namespace; omitted for cluster-scoped objects.
+   * @default {cluster-scoped}
+   */
   namespace?: string;
-  /** Aborts the request. */
+  /**
+   * Aborts the request.
+   * @default {never aborted}
+   */
   signal?: AbortSignal;
 }
 

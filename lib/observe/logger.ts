@@ -10,13 +10,25 @@ export type LogFormat = "json" | "text";
 
 /** Options of {@link createLogger}. */
 export interface LoggerOptions {
-  /** Lines below this level are dropped. Error stacks are only written at "debug". @default "info" */
+  /**
+   * Lines below this level are dropped. Error stacks are only written at "debug".
+   * @default {"info"}
+   */
   level?: LogLevel;
-  /** Line format: JSON for machines, text for terminals. @default "json" */
+  /**
+   * Line format: JSON for machines, text for terminals.
+   * @default {"json"}
+   */
   format?: LogFormat;
-  /** Receives each finished line (without the newline). @default a synchronous write to stderr */
+  /**
+   * Receives each finished line (without the newline).
+   * @default {a synchronous write to stderr}
+   */
   write?: (line: string) => void;
-  /** Source of the timestamps. @default systemClock */
+  /**
+   * Source of the timestamps.
+   * @default {systemClock}
+   */
   clock?: Clock;
 }
 

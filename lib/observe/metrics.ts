@@ -3,13 +3,19 @@ import { Counter, Gauge, Histogram, type MetricType } from "./metric_types.ts";
 
 /** Options of {@link MetricsRegistry.counter} and {@link MetricsRegistry.gauge}. */
 export interface MetricOptions {
-  /** Names of the labels every series sets. @default [] */
+  /**
+   * Names of the labels every series sets.
+   * @default {[]}
+   */
   labelNames?: readonly string[];
 }
 
 /** Options of {@link MetricsRegistry.histogram}. */
 export interface HistogramOptions extends MetricOptions {
-  /** Bucket upper bounds; `+Inf` is always added. @default DEFAULT_BUCKETS (0.005 .. 10) */
+  /**
+   * Bucket upper bounds; `+Inf` is always added.
+   * @default {DEFAULT_BUCKETS (0.005 .. 10)}
+   */
   buckets?: readonly number[];
 }
 

@@ -1,30 +1,67 @@
+import type { CertificateSource } from "./certificate_source.ts";
 import type { MetricsRegistry } from "./metrics.ts";
+import { authorizeScrape } from "./metrics_auth.ts";
+import type { ScrapeAuthorizer } from "./scrape_auth.ts";
+import { serveTls } from "./tls_server.ts";
 import { type Logger, noopLogger } from "./types.ts";
 
-/** A health check: true when healthy or ready. */
-export type Check = () => boolean | Promise<boolean>;
+/** The result of a health check, with the reason shown in the 503 body when it fails. */
+export interface CheckResult {
+  /** Healthy or ready. */
+  readonly ok: boolean;
+  /** Why not, one reason per line (shown in the response body). */
+  readonly detail?: string;
+}
+
+/** A health check: true (or `{ ok: true }`) when healthy or ready. */
+export type Check = () => boolean | CheckResult | Promise<boolean | CheckResult>;
 
 /** Options of {@link serveObservability}. */
 export interface ObservabilityOptions {
-  /** Where `/metrics` listens: ":8080" (all interfaces), "127.0.0.1:0" (ephemeral) or "0" (off). @default ":8080" */
+  /**
+   * Where `/metrics` listens: ":8080" (all interfaces), "127.0.0.1:0" (ephemeral) or "0" (off).
+   * @default {":8080"}
+   */
   metricsAddress?: string;
-  /** Where `/healthz` and `/readyz` listen; "0" disables them. May equal `metricsAddress`. @default ":8081" */
+  /**
+   * Where `/healthz` and `/readyz` listen, always plain HTTP; "0" disables them. May equal `metricsAddress`
+   * only when metrics are plain HTTP too.
+   * @default {":8081"}
+   */
   healthAddress?: string;
+  /**
+   * Serve `/metrics` over HTTPS with this certificate, following its changes (see `certificateFiles` and
+   * `generatedCertificate`).
+   * @default {plain HTTP}
+   */
+  metricsTls?: CertificateSource;
+  /**
+   * Authenticate and authorize every scrape: a request without a bearer token gets 401, a denied one 403,
+   * one that could not be decided 500. Needs `metricsTls` (a bearer token must not travel in clear).
+   * @default {no check}
+   */
+  metricsAuthorizer?: ScrapeAuthorizer;
   /** The metrics served at `/metrics`. */
   registry: MetricsRegistry;
   /** `/readyz` answers 200 while this holds, else 503 (e.g. before caches synced). */
   readyz: Check;
-  /** `/healthz` answers 200 while this holds, else 503. @default () => true */
+  /**
+   * `/healthz` answers 200 while this holds, else 503.
+   * @default {() => true}
+   */
   healthz?: Check;
   /** Stops the servers. */
   signal: AbortSignal;
-  /** Receives start-up and request failure lines. @default noopLogger */
+  /**
+   * Receives start-up and request failure lines.
+   * @default {noopLogger}
+   */
   logger?: Logger;
 }
 
 /** The running servers. */
 export interface ObservabilityServer extends AsyncDisposable {
-  /** URL of the metrics endpoint, e.g. "http://127.0.0.1:8080/metrics"; unset when disabled. */
+  /** URL of the metrics endpoint, e.g. "https://127.0.0.1:8443/metrics"; unset when disabled. */
   metricsUrl?: string;
   /** Base URL of the health endpoints (append /healthz or /readyz); unset when disabled. */
   healthUrl?: string;
@@ -55,23 +92,39 @@ const METRICS_TYPE = "text/plain; version=0.0.4; charset=utf-8";
 
 /**
  * Serves `/metrics`, `/healthz` and `/readyz` with `Deno.serve` until `signal` aborts. A failing
- * check answers 503 with the reason as text. Returns the bound URLs at once, so callers can find
- * ephemeral ports.
+ * check answers 503 with the reason as text. With `metricsTls`, `/metrics` is HTTPS (the health endpoints
+ * stay plain HTTP on their own port, for the kubelet's probes) and, with `metricsAuthorizer`, each scrape is
+ * authenticated and authorized; the outcomes are counted in `kubeloop_metrics_authorization_total{decision}`.
+ * Returns the bound URLs at once, so callers can find ephemeral ports.
  */
 export function serveObservability(options: ObservabilityOptions): ObservabilityServer {
   const logger = options.logger ?? noopLogger;
   const metricsAt = parseListenAddress(options.metricsAddress ?? ":8080");
   const healthAt = parseListenAddress(options.healthAddress ?? ":8081");
   const healthz = options.healthz ?? (() => true);
+  const shared = metricsAt && healthAt && metricsAt.hostname === healthAt.hostname &&
+    metricsAt.port === healthAt.port && metricsAt.port !== 0;
+  if (options.metricsAuthorizer && !options.metricsTls) {
+    throw new TypeError("metricsAuthorizer needs metricsTls: bearer tokens must not be sent over plain HTTP");
+  }
+  if (shared && options.metricsTls) {
+    throw new TypeError(
+      `The metrics (HTTPS) and health (HTTP) endpoints cannot share the address "${options.metricsAddress}"`,
+    );
+  }
   const stop = new AbortController();
   const stopAll = () => stop.abort();
   options.signal.addEventListener("abort", stopAll, { once: true });
   if (options.signal.aborted) stop.abort();
 
-  const metrics = () =>
+  const render = () =>
     Promise.resolve(new Response(options.registry.render(), { headers: { "content-type": METRICS_TYPE } }));
-  const routes = new Map<string, () => Promise<Response>>();
-  const servers: Deno.HttpServer<Deno.NetAddr>[] = [];
+  const authorizer = options.metricsAuthorizer;
+  const metrics: Route = authorizer
+    ? ((request) => authorizeScrape(request, authorizer, options.registry, logger, render))
+    : render;
+  const routes = new Map<string, Route>();
+  const finishing: Promise<void>[] = [];
   const result: ObservabilityServer = {
     finished: Promise.resolve(),
     [Symbol.asyncDispose]: () => {
@@ -79,37 +132,59 @@ export function serveObservability(options: ObservabilityOptions): Observability
       return result.finished;
     },
   };
-  const shared = metricsAt && healthAt && metricsAt.hostname === healthAt.hostname &&
-    metricsAt.port === healthAt.port && metricsAt.port !== 0;
+  const onError = (error: unknown) => {
+    logger.error("Observability request failed", { error });
+    return new Response("internal error\n", { status: 500 });
+  };
 
-  const start = (at: ListenAddress, paths: Map<string, () => Promise<Response>>) => {
+  const start = (at: ListenAddress, paths: Map<string, Route>) => {
     const server = Deno.serve({
       hostname: at.hostname,
       port: at.port,
       signal: stop.signal,
       onListen: () => {},
-      onError: (error) => {
-        logger.error("Observability request failed", { error });
-        return new Response("internal error\n", { status: 500 });
-      },
+      onError,
       handler: (request) => handle(request, paths),
     });
-    servers.push(server);
+    finishing.push(server.finished);
     logger.info("Serving observability endpoints", {
       address: `${server.addr.hostname}:${server.addr.port}`,
+      paths: [...paths.keys()],
     });
-    return baseUrl(server.addr);
+    return baseUrl("http", server.addr);
+  };
+  const startTls = (at: ListenAddress, certificates: CertificateSource) => {
+    const paths = new Map([["/metrics", metrics]]);
+    const server = serveTls({
+      hostname: at.hostname,
+      port: at.port,
+      certificates,
+      handler: (request) => handle(request, paths),
+      onError,
+      signal: stop.signal,
+      logger,
+    });
+    finishing.push(server.finished);
+    logger.info("Serving metrics over HTTPS", {
+      address: `${server.addr.hostname}:${server.addr.port}`,
+      scrapers: authorizer ? "authenticated and authorized" : "anyone",
+    });
+    return baseUrl("https", server.addr);
   };
 
   if (!stop.signal.aborted) {
     try {
       if (metricsAt) {
-        routes.set("/metrics", metrics);
-        const paths = shared ? routes : new Map([["/metrics", metrics]]);
-        result.metricsUrl = `${start(metricsAt, paths)}/metrics`;
+        if (options.metricsTls) {
+          result.metricsUrl = `${startTls(metricsAt, options.metricsTls)}/metrics`;
+        } else {
+          routes.set("/metrics", metrics);
+          const paths = shared ? routes : new Map([["/metrics", metrics]]);
+          result.metricsUrl = `${start(metricsAt, paths)}/metrics`;
+        }
       }
       if (healthAt) {
-        const paths = shared ? routes : new Map<string, () => Promise<Response>>();
+        const paths = shared ? routes : new Map<string, Route>();
         paths.set("/healthz", () => probe("healthz", healthz, logger));
         paths.set("/readyz", () => probe("readyz", options.readyz, logger));
         result.healthUrl = shared ? result.metricsUrl!.slice(0, -"/metrics".length) : start(healthAt, paths);
@@ -120,27 +195,33 @@ export function serveObservability(options: ObservabilityOptions): Observability
       throw error;
     }
   }
-  result.finished = Promise.all(servers.map((s) => s.finished)).then(() => {
+  result.finished = Promise.all(finishing).then(() => {
     options.signal.removeEventListener("abort", stopAll);
   });
   return result;
 }
 
-async function handle(request: Request, routes: Map<string, () => Promise<Response>>): Promise<Response> {
+/** One endpoint. */
+type Route = (request: Request) => Promise<Response>;
+
+async function handle(request: Request, routes: Map<string, Route>): Promise<Response> {
   const route = routes.get(new URL(request.url).pathname);
   if (!route) return new Response("not found\n", { status: 404 });
   if (request.method !== "GET" && request.method !== "HEAD") {
     return new Response("method not allowed\n", { status: 405, headers: { allow: "GET, HEAD" } });
   }
-  const response = await route();
+  const response = await route(request);
   return request.method === "HEAD" ? new Response(null, response) : response;
 }
 
 async function probe(name: string, check: Check, logger: Logger): Promise<Response> {
   const text = { "content-type": "text/plain; charset=utf-8" };
   try {
-    if (await check()) return new Response("ok\n", { headers: text });
-    return new Response(`${name} check failed: not ${name === "readyz" ? "ready" : "healthy"}\n`, {
+    const result = await check();
+    const ok = typeof result === "boolean" ? result : result.ok;
+    if (ok) return new Response("ok\n", { headers: text });
+    const detail = typeof result === "boolean" || !result.detail ? "" : `\n${result.detail}`;
+    return new Response(`${name} check failed: not ${name === "readyz" ? "ready" : "healthy"}${detail}\n`, {
       status: 503,
       headers: text,
     });
@@ -151,8 +232,8 @@ async function probe(name: string, check: Check, logger: Logger): Promise<Respon
   }
 }
 
-function baseUrl(addr: Deno.NetAddr): string {
+function baseUrl(scheme: "http" | "https", addr: Deno.NetAddr): string {
   // A wildcard bind is reachable through loopback; the URL is for clients, not for binding.
   const host = addr.hostname === "0.0.0.0" ? "127.0.0.1" : addr.hostname === "::" ? "::1" : addr.hostname;
-  return `http://${host.includes(":") ? `[${host}]` : host}:${addr.port}`;
+  return `${scheme}://${host.includes(":") ? `[${host}]` : host}:${addr.port}`;
 }

@@ -12,9 +12,15 @@ export interface RateLimiter<T = string> {
 
 /** Options of {@link exponentialFailureRateLimiter}. */
 export interface ExponentialFailureOptions {
-  /** Delay of the first retry. @default 5 */
+  /**
+   * Delay of the first retry.
+   * @default {5}
+   */
   baseDelayMs?: number;
-  /** Upper bound of the delay. @default 1_000_000 */
+  /**
+   * Upper bound of the delay.
+   * @default {1_000_000}
+   */
   maxDelayMs?: number;
 }
 
@@ -50,11 +56,20 @@ export function exponentialFailureRateLimiter<T = string>(
 
 /** Options of {@link bucketRateLimiter}. */
 export interface BucketOptions {
-  /** Tokens added per second. @default 10 */
+  /**
+   * Tokens added per second.
+   * @default {10}
+   */
   qps?: number;
-  /** Bucket size: how many retries may happen at once. @default 100 */
+  /**
+   * Bucket size: how many retries may happen at once.
+   * @default {100}
+   */
   burst?: number;
-  /** Time source of the refill. @default systemClock */
+  /**
+   * Time source of the refill.
+   * @default {systemClock}
+   */
   clock?: Clock;
 }
 
@@ -110,7 +125,10 @@ export function maxOfRateLimiter<T = string>(...limiters: RateLimiter<T>[]): Rat
 
 /** Options of {@link defaultControllerRateLimiter}. */
 export interface DefaultControllerRateLimiterOptions {
-  /** Time source of the bucket. @default systemClock */
+  /**
+   * Time source of the bucket.
+   * @default {systemClock}
+   */
   clock?: Clock;
 }
 

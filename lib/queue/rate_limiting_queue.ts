@@ -3,7 +3,10 @@ import { defaultControllerRateLimiter, type RateLimiter } from "./rate_limiters.
 
 /** Options of {@link RateLimitingQueue}. */
 export interface RateLimitingQueueOptions<T> extends DelayingQueueOptions {
-  /** Decides how long a failed item waits. @default defaultControllerRateLimiter({ clock }) */
+  /**
+   * Decides how long a failed item waits.
+   * @default {defaultControllerRateLimiter} on this queue's clock
+   */
   rateLimiter?: RateLimiter<T>;
 }
 

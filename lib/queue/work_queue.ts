@@ -3,23 +3,38 @@ import { type InFlightStats, noopQueueMetrics, type QueueMetrics } from "./queue
 
 /** Options of {@link WorkQueue}. */
 export interface WorkQueueOptions {
-  /** Measures queue latency and work duration. @default systemClock */
+  /**
+   * Measures queue latency and work duration.
+   * @default {systemClock}
+   */
   clock?: Clock;
-  /** Hooks called as the queue changes. @default noopQueueMetrics */
+  /**
+   * Hooks called as the queue changes.
+   * @default {noopQueueMetrics}
+   */
   metrics?: QueueMetrics;
-  /** A name for logs and metrics. @default "" */
+  /**
+   * A name for logs and metrics.
+   * @default {""}
+   */
   name?: string;
 }
 
 /** Options of {@link WorkQueue.shutDown}. */
 export interface ShutDownOptions {
-  /** Wait until every item handed out by `get` has been passed to `done`. @default false */
+  /**
+   * Wait until every item handed out by `get` has been passed to `done`.
+   * @default {false}
+   */
   drain?: boolean;
 }
 
 /** Options of {@link WorkQueue.get}. */
 export interface GetOptions {
-  /** Stops waiting: the returned promise rejects with `signal.reason`. */
+  /**
+   * Stops waiting: the returned promise rejects with `signal.reason`.
+   * @default {never aborted}
+   */
   signal?: AbortSignal;
 }
 

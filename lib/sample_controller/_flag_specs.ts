@@ -43,6 +43,12 @@ function bindAddress(as: string, value: string): string {
   }
   return value;
 }
+function fileName(as: string, value: string): string {
+  if (value === "" || value.includes("/") || value === "." || value === "..") {
+    throw invalid(as, value, "must be a file name inside --metrics-cert-path");
+  }
+  return value;
+}
 function oneOf<T extends string>(as: string, value: string, allowed: readonly T[]): T {
   const found = allowed.find((a) => a === value);
   if (found === undefined) throw invalid(as, value, `must be one of ${allowed.join(", ")}`);
@@ -121,8 +127,32 @@ export const specs: readonly Spec[] = [
   {
     name: "metrics-bind-address",
     value: "string",
-    help: 'Address of /metrics, "0" disables (default ":8080").',
+    help: 'Address of /metrics, "0" disables (default ":8443").',
     apply: (f, v, as) => f.metricsBindAddress = bindAddress(as, v),
+  },
+  {
+    name: "metrics-secure",
+    value: "bool",
+    help: "Serve /metrics over HTTPS, only to callers RBAC allows (default true; false: plain HTTP, open).",
+    apply: (f, v, as) => f.metricsSecure = boolean(as, v),
+  },
+  {
+    name: "metrics-cert-path",
+    value: "string",
+    help: "Directory of the metrics certificate, reloaded on change (default: a generated self-signed one).",
+    apply: (f, v, as) => f.metricsCertPath = nonEmpty(as, v),
+  },
+  {
+    name: "metrics-cert-name",
+    value: "string",
+    help: 'Certificate file in --metrics-cert-path (default "tls.crt").',
+    apply: (f, v, as) => f.metricsCertName = fileName(as, v),
+  },
+  {
+    name: "metrics-cert-key",
+    value: "string",
+    help: 'Private key file in --metrics-cert-path (default "tls.key").',
+    apply: (f, v, as) => f.metricsCertKey = fileName(as, v),
   },
   {
     name: "health-probe-bind-address",

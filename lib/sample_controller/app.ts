@@ -1,13 +1,15 @@
 import { SharedInformerFactory } from "../cache/mod.ts";
-import { KubeClient } from "../client/mod.ts";
 import { loadConfig } from "../config/mod.ts";
 import { controllerOf, Manager } from "../controller/mod.ts";
 import { EventRecorder } from "../events/mod.ts";
-import { informerMetricsFor, type Logger, MetricsRegistry, restClientMetricsFor } from "../observe/mod.ts";
+import { informerMetricsFor, type Logger, MetricsRegistry } from "../observe/mod.ts";
+import { sampleControllerClients } from "./clients.ts";
+import { metricsSecurity } from "./metrics_security.ts";
 import type { ControllerFlags } from "./controller_flags.ts";
 import { type DeploymentReader, reconcileFoo } from "./reconcile.ts";
 import { fooTriggers } from "./triggers.ts";
-import { type Deployment, DEPLOYMENTS, FIELD_MANAGER, type Foo, FOOS } from "./types.ts";
+import { DEPLOYMENTS } from "../client/resources.ts";
+import { type Deployment, FIELD_MANAGER, type Foo, FOOS } from "./types.ts";
 
 /** Env var overriding the service-account directory. For tests that run the binary "in-cluster" outside a pod. */
 export const SERVICE_ACCOUNT_DIR_ENV = "KUBELOOP_SERVICE_ACCOUNT_DIR";
@@ -19,14 +21,18 @@ export interface RunOptions {
   signal: AbortSignal;
   /** Where everything is logged. */
   logger: Logger;
-  /** Reads the service-account directory override. @default Deno.env.get */
+  /**
+   * Reads the service-account directory override.
+   * @default {Deno.env.get}
+   */
   env?: (name: string) => string | undefined;
 }
 
 /**
  * Runs the Foo controller until `signal` aborts: loads the configuration (may throw ConfigError), starts the
  * Foo and Deployment informers (also while standing by, so a new leader starts with warm caches), serves
- * /metrics, /healthz and /readyz (ready once the caches synced), and reconciles — only while holding the
+ * /metrics (HTTPS to authorized scrapers unless `--metrics-secure=false`), /healthz and /readyz (ready once
+ * the caches synced), and reconciles — only while holding the
  * Lease when `leaderElect` is set. Resolves on a clean shutdown; rejects on a fatal error, including a lost
  * leadership (like controller-runtime, the process then exits and restarts as a candidate).
  */
@@ -45,26 +51,33 @@ export async function runSampleController(flags: ControllerFlags, options: RunOp
   });
   logger.info("Loaded configuration", { source: config.source, server: config.server.href });
   const registry = new MetricsRegistry();
-  await using client = new KubeClient(config, {
-    logger: logger.child({ component: "client" }),
-    metrics: restClientMetricsFor(registry),
-    userAgent: `${FIELD_MANAGER}/0.1.0`,
-    ...(flags.kubeApiQps === undefined ? {} : { qps: flags.kubeApiQps }),
-    ...(flags.kubeApiBurst === undefined ? {} : { burst: flags.kubeApiBurst }),
-  });
+  await using clients = sampleControllerClients(config, flags, { registry, logger });
+  const { client, controlClient, fence } = clients;
   const factory = new SharedInformerFactory(client, {
     logger: logger.child({ component: "informer" }),
     metrics: informerMetricsFor(registry),
   });
   const namespace = flags.leaderElectionNamespace ??
     (config.inCluster ? config.namespace : "default");
+  // Stops the metrics certificate watcher however run ends (a lost Lease rejects without `signal`).
+  const stopping = new AbortController();
+  using _stop = { [Symbol.dispose]: () => stopping.abort() };
+  const secure = await metricsSecurity(flags, controlClient, { signal: stopping.signal, logger });
   const manager = new Manager(factory, {
     registry,
     metricsAddress: flags.metricsBindAddress,
     healthAddress: flags.healthProbeBindAddress,
+    ...secure,
     logger,
     ...(flags.leaderElect
-      ? { leaderElection: { client, leaseName: flags.leaderElectionId, namespace } }
+      ? {
+        leaderElection: {
+          client: controlClient,
+          leaseName: flags.leaderElectionId,
+          namespace,
+          ...(fence ? { fence } : {}),
+        },
+      }
       : {}),
   });
   const scope = flags.namespace ? { namespace: flags.namespace } : {};
@@ -99,6 +112,8 @@ export async function runSampleController(flags: ControllerFlags, options: RunOp
         signal: ctx.signal,
       });
       ctx.logger.debug("Synced", { result: result.kind });
+      // A Deployment the server has and our cache not yet: try again once the informer caught up.
+      return result.kind === "notCached" ? { requeue: true } : {};
     },
   });
   await manager.run({ signal: options.signal });

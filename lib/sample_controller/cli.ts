@@ -1,5 +1,5 @@
 import { ConfigError } from "../config/mod.ts";
-import { createLogger, type Logger } from "../observe/mod.ts";
+import { CertificateError, createLogger, type Logger } from "../observe/mod.ts";
 import type { ControllerFlags, LogFormat, LogLevel } from "./controller_flags.ts";
 import { FlagError, parseFlags, usage } from "./flags.ts";
 import { assertNever } from "../_internal/assert_never.ts";
@@ -8,7 +8,10 @@ import { assertNever } from "../_internal/assert_never.ts";
 export interface CliOptions {
   /** Printed by `--version`. */
   version: string;
-  /** Program name in the usage text. @default "kubeloop-sample-controller" */
+  /**
+   * Program name in the usage text.
+   * @default {"kubeloop-sample-controller"}
+   */
   program?: string;
   /** Aborted on the first SIGTERM/SIGINT. */
   signal: AbortSignal;
@@ -16,11 +19,17 @@ export interface CliOptions {
   run: (flags: ControllerFlags, options: { signal: AbortSignal; logger: Logger }) => Promise<void>;
   /** Writes --help/--version output (stdout) and bad-flag messages (stderr), before a logger exists. */
   write: (stream: "stdout" | "stderr", text: string) => void;
-  /** Builds the logger from --log-level and --log-format. @default createLogger */
+  /**
+   * Builds the logger from --log-level and --log-format.
+   * @default {createLogger}
+   */
   createLogger?: (options: { level: LogLevel; format: LogFormat }) => Logger;
 }
 
-/** Exit codes: 0 clean shutdown (or help/version), 1 runtime failure, 2 bad flag or configuration. */
+/**
+ * Exit codes: 0 clean shutdown (or help/version), 1 runtime failure, 2 bad flag or configuration (including
+ * unusable metrics certificate files).
+ */
 export type ExitCode = 0 | 1 | 2;
 
 /**
@@ -62,6 +71,10 @@ export async function cli(args: readonly string[], options: CliOptions): Promise
   } catch (error) {
     if (error instanceof ConfigError) {
       logger.error(error.message, { reason: error.reason });
+      return 2;
+    }
+    if (error instanceof CertificateError) {
+      logger.error(error.message, { source: error.source });
       return 2;
     }
     if (options.signal.aborted && isAbortReason(error, options.signal)) {

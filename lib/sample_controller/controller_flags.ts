@@ -1,7 +1,6 @@
-/** Log levels accepted by `--log-level`. */
-export type LogLevel = "debug" | "info" | "warn" | "error";
-/** Log formats accepted by `--log-format`. */
-export type LogFormat = "json" | "text";
+import type { LogFormat, LogLevel } from "../observe/logger.ts";
+
+export type { LogFormat, LogLevel };
 
 /** The controller's settings, after parsing the command line. */
 export interface ControllerFlags {
@@ -13,25 +12,64 @@ export interface ControllerFlags {
   master?: string;
   /** Watch only this namespace. Undefined: all namespaces. */
   namespace?: string;
-  /** Concurrent reconciles. @default 2 */
+  /**
+   * Concurrent reconciles.
+   * @default {2}
+   */
   workers: number;
-  /** Run only while holding the Lease. @default false */
+  /**
+   * Run only while holding the Lease.
+   * @default {false}
+   */
   leaderElect: boolean;
-  /** Name of the Lease. @default "kubeloop-sample-controller" */
+  /**
+   * Name of the Lease.
+   * @default {"kubeloop-sample-controller"}
+   */
   leaderElectionId: string;
   /** Namespace of the Lease. Undefined: the in-cluster namespace, else "default". */
   leaderElectionNamespace?: string;
-  /** `host:port` or `:port` for /metrics; "0" disables. @default ":8080" */
+  /**
+   * `host:port` or `:port` for /metrics; "0" disables.
+   * @default {":8443"}
+   */
   metricsBindAddress: string;
-  /** `host:port` or `:port` for /healthz and /readyz; "0" disables. @default ":8081" */
+  /**
+   * Serve /metrics over HTTPS and let only callers RBAC allows to `get` the non-resource URL `/metrics`
+   * scrape it (TokenReview + SubjectAccessReview); false serves plain, open HTTP.
+   * @default {true}
+   */
+  metricsSecure: boolean;
+  /** Directory of the metrics serving certificate. Undefined: a generated self-signed one. */
+  metricsCertPath?: string;
+  /**
+   * Certificate file name in `metricsCertPath`.
+   * @default {"tls.crt"}
+   */
+  metricsCertName: string;
+  /**
+   * Private key file name in `metricsCertPath`.
+   * @default {"tls.key"}
+   */
+  metricsCertKey: string;
+  /**
+   * `host:port` or `:port` for /healthz and /readyz; "0" disables.
+   * @default {":8081"}
+   */
   healthProbeBindAddress: string;
   /** Client-side request rate limit. Undefined: the client's default. */
   kubeApiQps?: number;
   /** Client-side burst. Undefined: the client's default. */
   kubeApiBurst?: number;
-  /** Minimum level logged. @default "info" */
+  /**
+   * Minimum level logged.
+   * @default {"info"}
+   */
   logLevel: LogLevel;
-  /** Log line format. @default "json" */
+  /**
+   * Log line format.
+   * @default {"json"}
+   */
   logFormat: LogFormat;
 }
 
@@ -53,7 +91,10 @@ export function defaultFlags(): ControllerFlags {
     workers: 2,
     leaderElect: false,
     leaderElectionId: "kubeloop-sample-controller",
-    metricsBindAddress: ":8080",
+    metricsBindAddress: ":8443",
+    metricsSecure: true,
+    metricsCertName: "tls.crt",
+    metricsCertKey: "tls.key",
     healthProbeBindAddress: ":8081",
     logLevel: "info",
     logFormat: "json",

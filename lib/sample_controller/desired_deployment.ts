@@ -1,14 +1,6 @@
-import type { OwnerReference } from "../client/types.ts";
-import { type Deployment, type Foo, FOO_API_VERSION } from "./types.ts";
-
-/** The controller ownerReference a Foo puts on its Deployment, so the garbage collector cascades deletes. */
-export function fooControllerRef(foo: Foo): OwnerReference {
-  const { name, uid } = foo.metadata;
-  if (!name || !uid) {
-    throw new TypeError("Cannot own a Deployment: the Foo has no metadata.name or metadata.uid");
-  }
-  return { apiVersion: FOO_API_VERSION, kind: "Foo", name, uid, controller: true, blockOwnerDeletion: true };
-}
+import type { DeepReadonly } from "../client/deep_readonly.ts";
+import { controllerReference } from "../controller/owner.ts";
+import { type Deployment, type Foo, FOOS } from "./types.ts";
 
 /**
  * The Deployment a Foo asks for, as the server-side apply body of our field manager: exactly the fields
@@ -16,7 +8,7 @@ export function fooControllerRef(foo: Foo): OwnerReference {
  * set them) are left alone. Same shape as upstream's `newDeployment`: labels and selector
  * `{app: nginx, controller: <foo name>}`, one `nginx:latest` container.
  */
-export function desiredDeployment(foo: Foo): Deployment {
+export function desiredDeployment(foo: DeepReadonly<Foo>): Deployment {
   const name = foo.spec?.deploymentName;
   if (!name) throw new TypeError("Cannot build a Deployment: the Foo has no spec.deploymentName");
   const labels = { app: "nginx", controller: foo.metadata.name ?? "" };
@@ -28,7 +20,8 @@ export function desiredDeployment(foo: Foo): Deployment {
       name,
       ...(foo.metadata.namespace === undefined ? {} : { namespace: foo.metadata.namespace }),
       labels: { ...labels },
-      ownerReferences: [fooControllerRef(foo)],
+      // controller + blockOwnerDeletion: the garbage collector deletes the Deployment with its Foo.
+      ownerReferences: [controllerReference(foo, FOOS)],
     },
     spec: {
       ...(replicas === undefined ? {} : { replicas }),

@@ -10,9 +10,7 @@ export type { LogFields, Logger } from "../observe/types.ts";
 export type { Clock, Timer } from "../time/clock.ts";
 export type { OwnsSource, Predicate, TriggerEvent } from "../controller/mod.ts";
 export {
-  type Condition,
   type Deployment,
-  DEPLOYMENTS,
   FIELD_MANAGER,
   type Foo,
   FOO_API_VERSION,
@@ -20,15 +18,15 @@ export {
   FOOS,
   type FooSpec,
   type FooStatus,
+  type FooStatusCondition,
 } from "./types.ts";
-export { desiredDeployment, fooControllerRef } from "./desired_deployment.ts";
-export { containsFields } from "./drift.ts";
-export { isControlledBy } from "./ownership.ts";
+export { desiredDeployment } from "./desired_deployment.ts";
 export { computeStatus, type ReadyReason, statusEqual, type StatusInput } from "./status.ts";
 export { type FooTriggers, fooTriggers, fooUpdateNeedsSync } from "./triggers.ts";
 export {
   type ApplyClient,
   type ApplyPatchOptions,
+  type CreateOptions,
   type DeploymentReader,
   type FooEvent,
   type FooEventRecorder,

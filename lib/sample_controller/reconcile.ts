@@ -1,51 +1,27 @@
 import { ApiError } from "../client/api_error.ts";
-import type { KubeObject, ResourceRef } from "../client/types.ts";
+import type { DeepReadonly } from "../client/deep_readonly.ts";
+import type { KubeObject } from "../client/types.ts";
 import { type Logger, noopLogger } from "../observe/types.ts";
 import type { Clock } from "../time/clock.ts";
 import { systemClock } from "../time/clock.ts";
 import { desiredDeployment } from "./desired_deployment.ts";
-import { containsFields } from "./drift.ts";
-import { isControlledBy } from "./ownership.ts";
+import { isControlledBy } from "../controller/mod.ts";
+import { type ApplyClient, writeDeployment } from "./deployment_write.ts";
 import { computeStatus, statusEqual, type StatusInput } from "./status.ts";
-import { type Deployment, DEPLOYMENTS, FIELD_MANAGER, type Foo, FOO_API_VERSION, FOOS } from "./types.ts";
+import { type Deployment, FIELD_MANAGER, type Foo, FOO_API_VERSION, FOOS } from "./types.ts";
 
-/** Read access to a cache, keyed `namespace/name` (an informer's store fits). */
+export type { ApplyClient, ApplyPatchOptions, CreateOptions } from "./deployment_write.ts";
+
+/** Read access to a cache, keyed `namespace/name` (an informer's store fits); objects are read-only. */
 export interface ObjectReader<T> {
   /** The object at `namespace/name`, if cached. */
-  get(key: string): T | undefined;
+  get(key: string): DeepReadonly<T> | undefined;
 }
 
 /** The Deployment cache, plus a lookup of the Deployments a given Foo controls (an index on owner UID). */
 export interface DeploymentReader extends ObjectReader<Deployment> {
   /** Deployments whose controller ownerReference has this UID. */
-  controlledBy(uid: string): readonly Deployment[];
-}
-
-/** Options of a server-side apply patch (a subset of KubeClient's patch options). */
-export interface ApplyPatchOptions {
-  /** Always server-side apply. */
-  type: "apply";
-  /** Namespace of the object. */
-  namespace?: string;
-  /** Owner of the applied fields. */
-  fieldManager?: string;
-  /** Take over fields other managers own. */
-  force?: boolean;
-  /** E.g. "status". */
-  subresource?: string;
-  /** Aborts the request. */
-  signal?: AbortSignal;
-}
-
-/** The one write the reconciler makes: server-side apply (KubeClient satisfies it). */
-export interface ApplyClient {
-  /** Sends a patch; resolves with the object as stored. */
-  patch<T extends KubeObject>(
-    ref: ResourceRef,
-    name: string,
-    patch: unknown,
-    options: ApplyPatchOptions,
-  ): Promise<T>;
+  controlledBy(uid: string): readonly DeepReadonly<Deployment>[];
 }
 
 /** An event about a Foo, in events.k8s.io/v1 terms. */
@@ -63,7 +39,7 @@ export interface FooEvent {
 /** Where events go; the recorder aggregates repeats, so recording on every sync is cheap. */
 export interface FooEventRecorder {
   /** Records one occurrence; never throws, never waits. */
-  record(regarding: KubeObject, event: FooEvent): void;
+  record(regarding: DeepReadonly<KubeObject>, event: FooEvent): void;
 }
 
 /** What the reconciler needs from the outside world. */
@@ -72,13 +48,19 @@ export interface FooReconcilerDeps {
   foos: ObjectReader<Foo>;
   /** The Deployment cache. */
   deployments: DeploymentReader;
-  /** Writes (server-side apply). */
+  /** Writes: create of a missing Deployment, server-side apply. */
   client: ApplyClient;
   /** Event sink. */
   recorder: FooEventRecorder;
-  /** Source of condition transition times. @default systemClock */
+  /**
+   * Source of condition transition times.
+   * @default {systemClock}
+   */
   clock?: Clock;
-  /** Debug lines about applies. @default noopLogger */
+  /**
+   * Debug lines about creates and applies.
+   * @default {noopLogger}
+   */
   logger?: Logger;
 }
 
@@ -86,6 +68,7 @@ export interface FooReconcilerDeps {
 export type FooSyncResult =
   | { kind: "gone" }
   | { kind: "invalid"; statusWritten: boolean }
+  | { kind: "notCached"; deployment: string }
   | { kind: "synced"; deploymentApplied: boolean; statusWritten: boolean; retained: string[] };
 
 /** Thrown when the named Deployment exists but another owner (or nobody) controls it; the queue retries. */
@@ -107,8 +90,11 @@ export class ResourceExistsError extends Error {
  *   of the Foo can fix it, and that edit triggers a new sync).
  * - a Deployment of that name not controlled by this Foo: Warning event `ErrResourceExists`,
  *   `Ready=False/ErrResourceExists`, then throws {@link ResourceExistsError} so the queue retries with backoff.
- * - otherwise the Deployment is server-side applied (field manager `kubeloop-sample-controller`, force) when it
- *   is missing or differs in a field we own; foreign fields are untouched.
+ * - no Deployment of that name in the cache: it is created (POST, field manager `kubeloop-sample-controller`).
+ *   AlreadyExists means the cache has not caught up with the server: the result is `notCached` (the caller
+ *   requeues) and nothing else is written, so a Deployment we have not seen is never force-applied.
+ * - a Deployment this Foo controls: server-side applied (same field manager, force) when it differs in a
+ *   field we own; foreign fields are untouched.
  * Status is written through the status subresource only when it changed. Deployments this Foo still controls
  * under an older `deploymentName` are left running and reported (see README: they go with the Foo).
  */
@@ -139,19 +125,16 @@ export async function reconcileFoo(
     throw new ResourceExistsError(note, `${namespace}/${name}`);
   }
 
-  const desired = desiredDeployment(foo);
-  let current = live;
-  const deploymentApplied = !live || !containsFields(live, desired);
-  if (deploymentApplied) {
-    logger.debug("applying Deployment", { foo: key, deployment: name, created: !live });
-    current = await deps.client.patch<Deployment>(DEPLOYMENTS, name, desired, {
-      type: "apply",
-      namespace,
-      fieldManager: FIELD_MANAGER,
-      force: true,
-      ...(options.signal ? { signal: options.signal } : {}),
-    });
+  const write = await writeDeployment(desiredDeployment(foo), live, deps.client, {
+    signal: options.signal,
+    logger: logger.child({ foo: key }),
+  });
+  if (write.kind === "notCached") {
+    logger.debug("Deployment exists but is not cached yet; requeueing", { foo: key, deployment: name });
+    return { kind: "notCached", deployment: `${namespace}/${name}` };
   }
+  const current = write.current;
+  const deploymentApplied = write.kind !== "unchanged";
 
   const retained = retainedDeployments(foo, name, deps.deployments);
   for (const old of retained) {
@@ -180,7 +163,11 @@ export async function reconcileFoo(
 }
 
 /** Names of Deployments `foo` still controls other than the one it names now, sorted. */
-function retainedDeployments(foo: Foo, current: string, deployments: DeploymentReader): string[] {
+function retainedDeployments(
+  foo: DeepReadonly<Foo>,
+  current: string,
+  deployments: DeploymentReader,
+): string[] {
   const uid = foo.metadata.uid;
   if (!uid) return [];
   return deployments.controlledBy(uid)
@@ -192,7 +179,7 @@ function retainedDeployments(foo: Foo, current: string, deployments: DeploymentR
 
 /** Applies the computed status if it differs from the cached one; "gone" when the Foo vanished meanwhile. */
 async function patchStatusIfChanged(
-  foo: Foo,
+  foo: DeepReadonly<Foo>,
   input: StatusInput,
   deps: FooReconcilerDeps,
   clock: Clock,

@@ -1,4 +1,6 @@
-import type { Condition, Foo, FooStatus } from "./types.ts";
+import type { DeepReadonly } from "../client/deep_readonly.ts";
+import { findCondition, setCondition } from "../controller/conditions.ts";
+import type { Foo, FooStatus, FooStatusCondition } from "./types.ts";
 
 /** Reasons of the `Ready` condition. */
 export type ReadyReason = "Available" | "Progressing" | "InvalidSpec" | "ErrResourceExists";
@@ -22,25 +24,22 @@ export interface StatusInput {
  * their managers, whereas sending them with `force` would take them over. `lastTransitionTime` changes only
  * when the condition's status flips, so recomputing an unchanged state yields an equal status.
  */
-export function computeStatus(foo: Foo, input: StatusInput, now: Date): FooStatus {
+export function computeStatus(foo: DeepReadonly<Foo>, input: StatusInput, now: Date): FooStatus {
   const generation = foo.metadata.generation;
-  const previous = foo.status?.conditions?.find((c) => c.type === "Ready");
-  const status: Condition["status"] = input.ready ? "True" : "False";
-  const ready: Condition = {
+  // Only our condition goes into the body; setCondition keeps its transition time unless the status flips.
+  const previous = findCondition(foo.status?.conditions, "Ready");
+  const [ready] = setCondition<FooStatusCondition>(previous ? [previous] : [], {
     type: "Ready",
-    status,
+    status: input.ready ? "True" : "False",
     ...(generation === undefined ? {} : { observedGeneration: generation }),
-    lastTransitionTime: previous?.status === status && previous.lastTransitionTime
-      ? previous.lastTransitionTime
-      : rfc3339(now),
     reason: input.reason,
     message: input.message,
-  };
+  }, now);
   const available = input.availableReplicas ?? foo.status?.availableReplicas ?? 0;
   return {
     availableReplicas: available,
     ...(generation === undefined ? {} : { observedGeneration: generation }),
-    conditions: [ready],
+    conditions: ready ? [ready] : [],
   };
 }
 
@@ -48,7 +47,7 @@ export function computeStatus(foo: Foo, input: StatusInput, now: Date): FooStatu
  * True when the fields we own in `next` equal those in `current`: conditions are matched by type, so others'
  * conditions in `current` (and their order) do not count as a difference.
  */
-export function statusEqual(current: FooStatus | undefined, next: FooStatus): boolean {
+export function statusEqual(current: DeepReadonly<FooStatus> | undefined, next: FooStatus): boolean {
   if ((current?.availableReplicas ?? 0) !== (next.availableReplicas ?? 0)) return false;
   if (current?.observedGeneration !== next.observedGeneration) return false;
   const byType = new Map((current?.conditions ?? []).map((c) => [c.type, c]));
@@ -62,9 +61,4 @@ export function statusEqual(current: FooStatus | undefined, next: FooStatus): bo
     }
   }
   return true;
-}
-
-/** `metav1.Time` format: RFC 3339 with second precision. */
-function rfc3339(date: Date): string {
-  return date.toISOString().replace(/\.\d{3}Z$/, "Z");
 }

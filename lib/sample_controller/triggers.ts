@@ -1,3 +1,4 @@
+import type { DeepReadonly } from "../client/deep_readonly.ts";
 import type { KubeObject, ResourceRef } from "../client/types.ts";
 import {
   type OwnsSource,
@@ -5,14 +6,18 @@ import {
   resourceVersionChanged,
   type TriggerEvent,
 } from "../controller/mod.ts";
-import { DEPLOYMENTS, type Foo, FOOS } from "./types.ts";
+import { DEPLOYMENTS } from "../client/resources.ts";
+import { type Foo, FOOS } from "./types.ts";
 
 /**
  * Whether an update of a Foo needs a reconcile: only when `metadata.generation` moved (a spec change) or the
  * object was replaced (new UID). Our own status writes bump only `resourceVersion`, so they do not trigger a
  * reconcile of the same Foo — upstream re-syncs after each of its own status updates.
  */
-export function fooUpdateNeedsSync(oldFoo: KubeObject, newFoo: KubeObject): boolean {
+export function fooUpdateNeedsSync(
+  oldFoo: DeepReadonly<KubeObject>,
+  newFoo: DeepReadonly<KubeObject>,
+): boolean {
   return oldFoo.metadata.generation !== newFoo.metadata.generation ||
     oldFoo.metadata.uid !== newFoo.metadata.uid;
 }

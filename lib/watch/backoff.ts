@@ -5,20 +5,35 @@ import type { WatcherEvent } from "./watcher_event.ts";
 
 /** Options of {@linkcode Backoff}. */
 export interface BackoffOptions {
-  /** First delay cap in ms. @default {800} */
+  /**
+   * First delay cap in ms.
+   * @default {800}
+   */
   readonly initialMs?: number;
-  /** Largest delay cap in ms. @default {30000} */
+  /**
+   * Largest delay cap in ms.
+   * @default {30000}
+   */
   readonly maxMs?: number;
-  /** Growth of the cap per consecutive failure. @default {2} */
+  /**
+   * Growth of the cap per consecutive failure.
+   * @default {2}
+   */
   readonly factor?: number;
   /**
    * After this long without a failure the next delay starts from `initialMs` again.
    * @default {120000}
    */
   readonly resetAfterMs?: number;
-  /** Time source. @default {systemClock} */
+  /**
+   * Time source.
+   * @default {systemClock}
+   */
   readonly clock?: Clock;
-  /** Source of randomness in [0, 1). @default {Math.random} */
+  /**
+   * Source of randomness in [0, 1).
+   * @default {Math.random}
+   */
   readonly random?: () => number;
 }
 
@@ -70,15 +85,30 @@ export class Backoff {
 
 /** Options of {@linkcode withBackoff}. */
 export interface WithBackoffOptions {
-  /** The policy; a fresh default {@linkcode Backoff} on `clock` when omitted. */
+  /**
+   * The policy; a fresh default {@linkcode Backoff} on `clock` when omitted.
+   * @default {a new Backoff with its defaults on clock}
+   */
   readonly backoff?: Backoff;
-  /** Ends the iteration (no error) when aborted, also during a sleep. */
+  /**
+   * Ends the iteration (no error) when aborted, also during a sleep.
+   * @default {never aborted}
+   */
   readonly signal?: AbortSignal;
-  /** Time source for the sleeps. @default {systemClock} */
+  /**
+   * Time source for the sleeps.
+   * @default {systemClock}
+   */
   readonly clock?: Clock;
-  /** Failures are logged at warn level. @default {noopLogger} */
+  /**
+   * Failures are logged at warn level.
+   * @default {noopLogger}
+   */
   readonly logger?: Logger;
-  /** Called for every error before sleeping (metrics). */
+  /**
+   * Called for every error before sleeping (metrics).
+   * @default {none}
+   */
   readonly onError?: (error: Error, delayMs: number) => void;
 }
 

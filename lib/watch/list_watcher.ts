@@ -10,7 +10,7 @@ import type { KubeObject, ListOptions, ObjectList, ResourceRef, WatchOptions } f
  */
 export interface ListWatcher {
   /** Lists one page. */
-  list<T extends KubeObject>(ref: ResourceRef, opts: ListOptions): Promise<ObjectList<T>>;
+  list<T extends KubeObject>(ref: ResourceRef<T>, opts: ListOptions): Promise<ObjectList<T>>;
   /** Opens a watch and returns its raw body (newline-delimited JSON watch events). */
   watch(ref: ResourceRef, opts: WatchOptions): Promise<ReadableStream<Uint8Array>>;
 }

@@ -28,14 +28,31 @@ export interface WatcherHooks {
 
 /** Options of {@linkcode watcher}. */
 export interface WatcherOptions {
-  /** Stops the watcher: the iteration ends (no error) and the connection is closed. */
+  /**
+   * Stops the watcher: the iteration ends (no error) and the connection is closed.
+   * @default {never aborted}
+   */
   readonly signal?: AbortSignal;
-  /** Namespace of a namespaced resource; omitted means all namespaces. */
+  /**
+   * Namespace of a namespaced resource; omitted means all namespaces.
+   * @default {all namespaces}
+   */
   readonly namespace?: string;
-  /** Label selector, e.g. "app=web". */
+  /**
+   * Label selector, e.g. "app=web".
+   * @default {everything}
+   */
   readonly labelSelector?: string;
-  /** Field selector, e.g. "metadata.name=x". */
+  /**
+   * Field selector, e.g. "metadata.name=x".
+   * @default {everything}
+   */
   readonly fieldSelector?: string;
+  /**
+   * List and watch metadata only (`PartialObjectMetadata` objects); see `SelectorOptions.metadataOnly`.
+   * @default {false}
+   */
+  readonly metadataOnly?: boolean;
   /**
    * How to get the initial state; see {@linkcode InitialListMode}.
    * @default {"auto"}
@@ -57,20 +74,35 @@ export interface WatcherOptions {
    * @default {30000}
    */
   readonly idleMarginMs?: number;
-  /** A fixed idle timeout in ms, overriding `timeoutSeconds * 1000 + idleMarginMs`. */
+  /**
+   * A fixed idle timeout in ms, overriding `timeoutSeconds * 1000 + idleMarginMs`.
+   * @default {timeoutSeconds * 1000 + idleMarginMs}
+   */
   readonly idleTimeoutMs?: number;
   /**
    * Longest accepted event line in bytes.
    * @default {16777216}
    */
   readonly maxLineBytes?: number;
-  /** Time source for idle timeouts. @default {systemClock} */
+  /**
+   * Time source for idle timeouts.
+   * @default {systemClock}
+   */
   readonly clock?: Clock;
-  /** Source of randomness in [0, 1). @default {Math.random} */
+  /**
+   * Source of randomness in [0, 1).
+   * @default {Math.random}
+   */
   readonly random?: () => number;
-  /** Where notices go. @default {noopLogger} */
+  /**
+   * Where notices go.
+   * @default {noopLogger}
+   */
   readonly logger?: Logger;
-  /** Metric hooks. */
+  /**
+   * Metric hooks.
+   * @default {none}
+   */
   readonly hooks?: WatcherHooks;
 }
 
@@ -97,7 +129,7 @@ export interface WatcherOptions {
  */
 export async function* watcher<T extends KubeObject = KubeObject>(
   client: ListWatcher,
-  ref: ResourceRef,
+  ref: ResourceRef<T>,
   options: WatcherOptions = {},
 ): AsyncGenerator<WatcherEvent<T>, void, undefined> {
   const { signal, clock = systemClock, random = Math.random, logger = noopLogger, hooks = {} } = options;
@@ -110,6 +142,7 @@ export async function* watcher<T extends KubeObject = KubeObject>(
     namespace: options.namespace,
     labelSelector: options.labelSelector,
     fieldSelector: options.fieldSelector,
+    metadataOnly: options.metadataOnly,
     signal,
   });
   let state = initialState(options.initialList ?? "auto");

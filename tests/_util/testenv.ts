@@ -3,9 +3,11 @@
  * every integration and end-to-end test that imports this module. Tests isolate themselves with a
  * fresh namespace each (`createNamespace`).
  *
- * The control plane starts when this module is first imported (top-level await, so no test owns
- * its process and the sanitizers stay on). It stops when the test process exits, even after
- * failures: testenv watches its stdin and shuts everything down when the pipe closes.
+ * `deno task test` (tests/run.sh) starts one control plane for all test files and names its ready line
+ * in $KUBELOOP_TESTENV_ATTACH; this module then attaches to it. Otherwise (`deno test <file>` alone)
+ * the control plane starts when this module is first imported (top-level await, so no test owns its
+ * process and the sanitizers stay on), and stops when the test process exits, even after failures:
+ * testenv watches its stdin and shuts everything down when the pipe closes.
  */
 import { join } from "node:path";
 
@@ -29,16 +31,31 @@ async function buildOrFind(): Promise<string> {
   const fromEnv = Deno.env.get("KUBELOOP_TESTENV_BIN");
   if (fromEnv) return fromEnv;
   const script = new URL("../testenv/build.sh", import.meta.url).pathname;
-  const out = await new Deno.Command("bash", { args: [script], stdout: "piped", stderr: "piped" }).output();
-  const stderr = new TextDecoder().decode(out.stderr);
-  if (!out.success) throw new Error(`Cannot build the local control plane:\n${stderr.slice(-4000)}`);
+  // Progress (what is built, elapsed time, where the cache lives) goes straight to our stderr.
+  const out = await new Deno.Command("bash", { args: [script], stdout: "piped", stderr: "inherit" }).output();
+  if (!out.success) {
+    throw new Error(`Cannot build the local control plane: bash ${script} exited ${out.code}`);
+  }
   const lines = new TextDecoder().decode(out.stdout).trim().split("\n");
   const bin = lines.at(-1);
   if (!bin) throw new Error("tests/testenv/build.sh printed no binary directory");
   return bin;
 }
 
+/** The ready line of a control plane that tests/run.sh started for the whole run. */
+async function attach(path: string): Promise<TestEnv> {
+  const binDir = Deno.env.get("KUBELOOP_TESTENV_BIN");
+  if (!binDir) throw new Error("KUBELOOP_TESTENV_ATTACH is set, KUBELOOP_TESTENV_BIN is not");
+  const text = await Deno.readTextFile(path).catch((error) => {
+    throw new Error(`Cannot read the shared control plane's ready line "${path}"`, { cause: error });
+  });
+  const info = JSON.parse(text) as { server: string; kubeconfig: string; dir: string; control: string };
+  return { ...info, binDir, kubectl: join(binDir, "kubectl") };
+}
+
 async function start(): Promise<TestEnv> {
+  const shared = Deno.env.get("KUBELOOP_TESTENV_ATTACH");
+  if (shared) return await attach(shared);
   const binDir = await buildOrFind();
   const child = new Deno.Command(join(binDir, "testenv"), {
     args: ["-print=json", "-exit-on-stdin-eof", "-log-file=/dev/null", `-bin=${binDir}`],

@@ -15,6 +15,7 @@ import {
   ScriptedListWatcher,
 } from "../watch/_helpers.ts";
 import { deepFreeze } from "./_helpers.ts";
+import type { DeepReadonly } from "../../lib/client/mod.ts";
 
 function recordingLogger(lines: { level: string; msg: string; fields: Record<string, unknown> }[]): Logger {
   const make = (base: Record<string, unknown>): Logger => ({
@@ -132,7 +133,7 @@ Deno.test("resync re-delivers every cached object as onUpdate(obj, obj) on the c
     resyncPeriodMs: 60_000,
     idleTimeoutMs: 1e9,
   });
-  const updates: [KubeObject, KubeObject][] = [];
+  const updates: [DeepReadonly<KubeObject>, DeepReadonly<KubeObject>][] = [];
   inf.subscribe({ onUpdate: (a, b) => void updates.push([a, b]) });
   const ac = new AbortController();
   const done = inf.run({ signal: ac.signal });

@@ -49,12 +49,25 @@ Deno.test("start runs one watch per shared informer and waitForSync resolves whe
 });
 
 Deno.test("an informer created after start starts at once", async () => {
-  const lw = new ScriptedListWatcher([page([], "10")], [new ScriptedBody([], { stall: true })]);
+  const lw = new ScriptedListWatcher([page([], "10"), page([], "11")], [
+    new ScriptedBody([], { stall: true }),
+    new ScriptedBody([], { stall: true }),
+  ]);
   const f = factory(lw);
+  const before = f.informer(secrets);
+  await flush();
+  assert.equal(lw.lists.length, 0, "nothing runs before start()");
   const ac = new AbortController();
   f.start(ac.signal);
+  await flush();
+  assert.equal(lw.lists.length, 1, "start() ran the informer created before it");
   const inf = f.informer(configMaps);
-  await inf.ready(ac.signal);
+  assert.notEqual(inf, before);
+  await flush();
+  // No second start() and no waitForSync(): creating it was enough to list, watch and sync.
+  assert.equal(lw.lists.length, 2, "the informer created after start() listed at once");
+  assert.equal(lw.watches.length, 2);
+  assert.equal(inf.hasSynced(), true);
   ac.abort();
   await f.stopped();
 });

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import type { KubeObject } from "../../lib/client/types.ts";
-import { IndexedStore, NAMESPACE_INDEX, objectKey } from "../../lib/cache/store.ts";
+import { IndexedStore, NAMESPACE_INDEX } from "../../lib/cache/store.ts";
+import { objectKey } from "../../lib/client/paths.ts";
 import { deepFreeze } from "./_helpers.ts";
 
 function obj(name: string, namespace: string | undefined, labels: Record<string, string> = {}): KubeObject {

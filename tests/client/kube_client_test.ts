@@ -1,5 +1,12 @@
 import assert from "node:assert/strict";
-import { ApiError, CONFIG_MAPS, DEPLOYMENTS, KubeClient, NAMESPACES } from "../../lib/client/mod.ts";
+import {
+  ApiError,
+  CONFIG_MAPS,
+  DEPLOYMENTS,
+  KubeClient,
+  type KubeObject,
+  NAMESPACES,
+} from "../../lib/client/mod.ts";
 import type { ClusterConfig, Credentials } from "../../lib/config/types.ts";
 import { FakeClock } from "../_util/fake_clock.ts";
 import { json, ScriptedTransport, statusAnswer } from "../_util/scripted_transport.ts";
@@ -179,7 +186,7 @@ Deno.test("create uses the object's namespace; replaceStatus targets the status 
     fieldManager: "m",
     dryRun: true,
   });
-  await client.replaceStatus(DEPLOYMENTS, { metadata: { name: "d", namespace: "n" } });
+  await client.replaceStatus<KubeObject>(DEPLOYMENTS, { metadata: { name: "d", namespace: "n" } });
   assert.equal(t.requests[0]!.url.pathname, "/api/v1/namespaces/other/configmaps");
   assert.equal(t.requests[0]!.url.search, "?fieldManager=m&dryRun=All");
   assert.equal(JSON.parse(t.requests[0]!.body!).metadata.name, "a");
@@ -265,4 +272,36 @@ Deno.test("request metrics hooks see method and code of every request", async ()
   await client.get(CONFIG_MAPS, "a");
   await client.get(CONFIG_MAPS, "b").catch(() => {});
   assert.deepEqual(seen, ["GET 200 api.example:6443", "GET 404 api.example:6443"]);
+});
+
+Deno.test("the write fence is consulted right before each write leaves, after the limiter's wait, and never for reads", async () => {
+  const clock = new FakeClock();
+  const t = new ScriptedTransport(() => json(200, cm("a")));
+  let open = true;
+  const checks: string[] = [];
+  const writeFence = {
+    check: () => {
+      checks.push(`at ${clock.now() % 100_000}`);
+      if (!open) throw new Error("fenced");
+    },
+  };
+  const client = new KubeClient(config(), { transport: t, clock, qps: 1, burst: 1, writeFence });
+  await client.get(CONFIG_MAPS, "a");
+  assert.deepEqual(checks, [], "reads are not fenced");
+  // The limiter holds this write for a second; the fence closes meanwhile.
+  const write = assert.rejects(client.replace(CONFIG_MAPS, cm("a")), /fenced/);
+  await clock.waitForTimers(1);
+  open = false;
+  await clock.advance(1_000);
+  await write;
+  assert.deepEqual(t.requests.map((r) => r.method), ["GET"], "the refused write never reached the transport");
+  open = true;
+  await clock.advance(1_000);
+  await client.patch(CONFIG_MAPS, "a", {}, { type: "merge" });
+  await clock.advance(1_000);
+  await client.create(CONFIG_MAPS, cm("b"));
+  await clock.advance(1_000);
+  await client.delete(CONFIG_MAPS, "b");
+  assert.deepEqual(t.requests.map((r) => r.method), ["GET", "PATCH", "POST", "DELETE"]);
+  assert.equal(checks.length, 4);
 });

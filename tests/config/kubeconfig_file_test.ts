@@ -227,3 +227,15 @@ users:
   assert.equal(exec?.provideClusterInfo, true);
   assert.equal(exec?.interactiveMode, "Never");
 });
+
+Deno.test({
+  name: "without env permission for the YAML parser's variables the error is a Permission error naming them",
+  permissions: { read: true, env: false },
+  async fn() {
+    const error = await parseError("current-context: dev\n");
+    assert.equal(error.reason, "Permission");
+    assert.match(error.message, /environment variable LOG_TOKENS/);
+    assert.match(error.message, /--ignore-env=LOG_TOKENS,LOG_STREAM/);
+    assert.doesNotMatch(error.message, /invalid YAML/);
+  },
+});

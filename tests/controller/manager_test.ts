@@ -1,5 +1,7 @@
 import assert from "node:assert/strict";
+import { KubeClient } from "../../lib/client/mod.ts";
 import { LEASES } from "../../lib/client/resources.ts";
+import { LeaseFence } from "../../lib/leader/mod.ts";
 import {
   LeaderElectionLostError,
   Manager,
@@ -8,6 +10,8 @@ import {
 } from "../../lib/controller/mod.ts";
 import { FakeClock, flush } from "../_util/fake_clock.ts";
 import { clientView, FakeLeaseClient } from "../leader/fake_lease_client.ts";
+import { json, ScriptedTransport } from "../_util/scripted_transport.ts";
+import type { Transport } from "../../lib/http/types.ts";
 import { FakeInformers, fooRef, obj } from "./fake_informers.ts";
 
 class FakeFactory extends FakeInformers {
@@ -133,4 +137,156 @@ Deno.test("losing leadership stops the controllers and rejects with LeaderElecti
   await t.clock.advance(12_000);
   await rejected;
   assert.equal(t.manager.isLeader, false);
+});
+
+Deno.test("losing leadership aborts in-flight reconciles at once, without the grace period", async () => {
+  const store = new FakeLeaseClient();
+  const view = clientView(store);
+  const clock = new FakeClock();
+  const factory = new FakeFactory();
+  const manager = new Manager(factory, {
+    metricsAddress: "0",
+    healthAddress: "0",
+    clock,
+    gracefulShutdownMs: 30_000,
+    leaderElection: { client: view, leaseName: "foo-lock", namespace: "kube-system", identity: "me" },
+  });
+  const aborts: { at: number; reason: unknown }[] = [];
+  manager.controller({
+    name: "foo",
+    for: fooRef,
+    // A long reconcile that returns only when its signal aborts.
+    reconcile: (_r, ctx) =>
+      new Promise<void>((resolve) =>
+        ctx.signal.addEventListener("abort", () => {
+          aborts.push({ at: clock.now(), reason: ctx.signal.reason });
+          resolve();
+        }, { once: true })
+      ),
+  });
+  factory.get(fooRef).add(obj("a"));
+  const ctl = new AbortController();
+  const done = manager.run({ signal: ctl.signal });
+  await flush();
+  assert.ok(manager.isLeader);
+  const started = clock.now();
+  view.failing = true;
+  const rejected = assert.rejects(done, LeaderElectionLostError);
+  await clock.advance(10_000); // the renew deadline
+  assert.equal(aborts.length, 1, "the in-flight reconcile was aborted when leadership was lost");
+  assert.equal(aborts[0]!.at - started, 10_000);
+  assert.ok(aborts[0]!.reason instanceof LeaderElectionLostError);
+  await rejected;
+});
+
+Deno.test("with a fence, a reconcile's write through the KubeClient is refused after a pause past the renew deadline", async () => {
+  const store = new FakeLeaseClient();
+  const clock = new FakeClock();
+  const fence = new LeaseFence({ clock });
+  const transport = new ScriptedTransport(() => json(200, obj("a")));
+  const cfg = {
+    server: new URL("https://api.example:6443"),
+    tls: {},
+    namespace: "ns",
+    source: "test",
+    inCluster: false,
+    credentials: { get: () => Promise.resolve({ token: "t" }), invalidate: () => {} },
+  };
+  await using client = new KubeClient(cfg, { transport, clock, writeFence: fence });
+  const factory = new FakeFactory();
+  const manager = new Manager(factory, {
+    metricsAddress: "0",
+    healthAddress: "0",
+    clock,
+    leaderElection: { client: store, leaseName: "foo-lock", namespace: "ns", identity: "me", fence },
+  });
+  let resume = () => {};
+  const outcome: string[] = [];
+  manager.controller({
+    name: "foo",
+    for: fooRef,
+    reconcile: async (r, ctx) => {
+      await client.get(fooRef, r.name, { signal: ctx.signal }); // a read before the pause
+      await new Promise<void>((resolve) => (resume = resolve));
+      try {
+        await client.patch(fooRef, r.name, { metadata: { labels: { x: "y" } } }, {
+          type: "merge",
+          signal: ctx.signal,
+        });
+        outcome.push("written");
+      } catch (error) {
+        outcome.push((error as Error).name);
+      }
+    },
+  });
+  factory.get(fooRef).add(obj("a"));
+  const ctl = new AbortController();
+  const done = manager.run({ signal: ctl.signal });
+  await flush();
+  assert.ok(manager.isLeader);
+  assert.deepEqual(transport.requests.map((r) => r.method), ["GET"]);
+  clock.jump(20_000); // the process is paused past its renew deadline (and the lease duration)
+  resume(); // the first thing to run after the pause is the reconcile's write
+  await flush();
+  assert.deepEqual(outcome, ["NotLeaderError"]);
+  assert.deepEqual(transport.requests.map((r) => r.method), ["GET"], "no write reached the transport");
+  const rejected = assert.rejects(done, LeaderElectionLostError);
+  await clock.advance(0);
+  await rejected;
+});
+
+Deno.test("a write pending when leadership is lost is cancelled at once, not left to finish", async () => {
+  const store = new FakeLeaseClient();
+  const view = clientView(store);
+  const clock = new FakeClock();
+  // An API server that never answers writes; the request ends only when its signal aborts.
+  const cancelled: unknown[] = [];
+  const hanging: Transport = {
+    request: (req) =>
+      new Promise((_resolve, reject) =>
+        req.signal?.addEventListener("abort", () => {
+          cancelled.push(req.signal?.reason);
+          reject(req.signal?.reason);
+        }, { once: true })
+      ),
+    close: () => {},
+  };
+  const cfg = {
+    server: new URL("https://api.example:6443"),
+    tls: {},
+    namespace: "ns",
+    source: "test",
+    inCluster: false,
+    credentials: { get: () => Promise.resolve({ token: "t" }), invalidate: () => {} },
+  };
+  await using client = new KubeClient(cfg, { transport: hanging, clock });
+  const factory = new FakeFactory();
+  const manager = new Manager(factory, {
+    metricsAddress: "0",
+    healthAddress: "0",
+    clock,
+    leaderElection: { client: view, leaseName: "foo-lock", namespace: "ns", identity: "me" },
+  });
+  manager.controller({
+    name: "foo",
+    for: fooRef,
+    reconcile: async (r, ctx) => {
+      await client.patch(fooRef, r.name, { metadata: { labels: { x: "y" } } }, {
+        type: "merge",
+        signal: ctx.signal,
+      });
+    },
+  });
+  factory.get(fooRef).add(obj("a"));
+  const done = manager.run({ signal: new AbortController().signal });
+  await flush();
+  assert.ok(manager.isLeader);
+  view.failing = true;
+  const rejected = assert.rejects(done, LeaderElectionLostError);
+  await clock.advance(9_999);
+  assert.equal(cancelled.length, 0, "still leading: the write is still pending");
+  await clock.advance(1);
+  assert.equal(cancelled.length, 1, "the pending write was cancelled at the renew deadline");
+  assert.ok(cancelled[0] instanceof LeaderElectionLostError);
+  await rejected;
 });

@@ -1,21 +1,11 @@
-import type { LogFields, Logger } from "../../lib/observe/types.ts";
+// The implementation is lib/testing's MemoryLogger; these names stay for the tests that use them.
+import type { Logger } from "../../lib/observe/types.ts";
+import { type LogLine, MemoryLogger } from "../../lib/testing/mod.ts";
 
 /** One captured log line. */
-export interface Line {
-  level: string;
-  msg: string;
-  fields: LogFields;
-}
+export type Line = LogLine;
 
 /** A logger that keeps lines (with inherited child fields) in `lines`. */
-export function memoryLogger(lines: Line[], base: LogFields = {}): Logger {
-  const log = (level: string) => (msg: string, fields?: LogFields) =>
-    void lines.push({ level, msg, fields: { ...base, ...fields } });
-  return {
-    debug: log("debug"),
-    info: log("info"),
-    warn: log("warn"),
-    error: log("error"),
-    child: (fields) => memoryLogger(lines, { ...base, ...fields }),
-  };
+export function memoryLogger(lines: Line[], base: Record<string, unknown> = {}): Logger {
+  return new MemoryLogger(lines, base);
 }

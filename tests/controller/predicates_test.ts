@@ -2,9 +2,10 @@ import assert from "node:assert/strict";
 import type { KubeObject } from "../../lib/client/types.ts";
 import {
   and,
+  formatLabelSelector,
   generationChanged,
   labelsChanged,
-  labelSelector,
+  labelsMatch,
   not,
   or,
   resourceVersionChanged,
@@ -38,8 +39,8 @@ Deno.test("labelsChanged compares label maps", () => {
   assert.equal(labelsChanged(update({}, { labels: { a: "1" } })), true);
 });
 
-Deno.test("labelSelector matches matchLabels and matchExpressions on the new object", () => {
-  const p = labelSelector({
+Deno.test("labelsMatch matches matchLabels and matchExpressions", () => {
+  const p = labelsMatch({
     matchLabels: { app: "nginx" },
     matchExpressions: [
       { key: "tier", operator: "In", values: ["web", "api"] },
@@ -53,9 +54,42 @@ Deno.test("labelSelector matches matchLabels and matchExpressions on the new obj
   assert.equal(p(add({ app: "nginx", tier: "web", legacy: "1" })), false);
   assert.equal(p(add({ app: "nginx", tier: "web", env: "test" })), false);
   assert.equal(p(add({ tier: "web" })), false);
-  assert.equal(p(update({ labels: { app: "nginx", tier: "web" } }, { labels: {} })), false);
-  assert.equal(labelSelector({})(add({})), true);
-  assert.throws(() => labelSelector({ matchExpressions: [{ key: "a", operator: "In" }] }), TypeError);
+  assert.equal(labelsMatch({})(add({})), true);
+  assert.throws(() => labelsMatch({ matchExpressions: [{ key: "a", operator: "In" }] }), TypeError);
+  assert.throws(
+    () => labelsMatch({ matchExpressions: [{ key: "a", operator: "Near" }] }),
+    /unknown operator "Near"/,
+  );
+});
+
+Deno.test("labelsMatch passes an update when the old or the new object matches, so removing the label triggers", () => {
+  const p = labelsMatch({ matchLabels: { mirror: "true" } });
+  assert.equal(p(update({ labels: { mirror: "true" } }, { labels: {} })), true, "label removed: clean up");
+  assert.equal(p(update({ labels: {} }, { labels: { mirror: "true" } })), true, "label added");
+  assert.equal(p(update({ labels: { mirror: "true" } }, { labels: { mirror: "true" } })), true);
+  assert.equal(p(update({ labels: {} }, { labels: { other: "x" } })), false);
+  assert.equal(p({ type: "delete", object: o({ labels: { mirror: "true" } }) }), true);
+  assert.equal(p({ type: "delete", object: o({}) }), false);
+});
+
+Deno.test("formatLabelSelector writes the server's selector syntax, so scope and predicate can share one selector", () => {
+  assert.equal(
+    formatLabelSelector({
+      matchLabels: { app: "web" },
+      matchExpressions: [
+        { key: "tier", operator: "In", values: ["a", "b"] },
+        { key: "env", operator: "NotIn", values: ["test"] },
+        { key: "owner", operator: "Exists" },
+        { key: "legacy", operator: "DoesNotExist" },
+      ],
+    }),
+    "app=web,tier in (a,b),env notin (test),owner,!legacy",
+  );
+  assert.equal(formatLabelSelector({}), "");
+  assert.throws(
+    () => formatLabelSelector({ matchExpressions: [{ key: "a", operator: "NotIn" }] }),
+    TypeError,
+  );
 });
 
 Deno.test("and, or and not combine predicates", () => {

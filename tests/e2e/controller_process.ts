@@ -1,6 +1,8 @@
 import { join } from "node:path";
+import { connect } from "node:tls";
 import { kubectlOk, testEnv } from "../_util/testenv.ts";
 import { captureOutput } from "../_util/captured_output.ts";
+import { metricsScraperToken } from "../_util/sample_controller.ts";
 
 const root = new URL("../../", import.meta.url).pathname;
 
@@ -30,7 +32,12 @@ export function freePort(): number {
 /** The controller running as a subprocess "in-cluster": service env + a service-account directory. */
 export interface ControllerProcess extends AsyncDisposable {
   readonly healthUrl: string;
+  /** `https://127.0.0.1:<port>/metrics` (secure metrics, the default). */
   readonly metricsUrl: string;
+  /** GET /metrics with `token` (none: no Authorization header), trusting the certificate the port serves. */
+  fetchMetrics(token: string | undefined): Promise<{ status: number; body: string }>;
+  /** The exposition, scraped as a ServiceAccount bound to the metrics-reader ClusterRole; throws unless 200. */
+  scrapeMetrics(): Promise<string>;
   /** Sends SIGTERM and resolves with the exit code. */
   stop(): Promise<number>;
   /** Everything the process logged so far. */
@@ -77,6 +84,8 @@ export async function startController(extraArgs: string[] = []): Promise<Control
       HOME: home,
       DENO_DIR: denoDir,
       DENO_NO_UPDATE_CHECK: "1",
+      // `deno task coverage`: the process's coverage counts too.
+      ...(Deno.env.get("DENO_COVERAGE_DIR") ? { DENO_COVERAGE_DIR: Deno.env.get("DENO_COVERAGE_DIR")! } : {}),
       KUBERNETES_SERVICE_HOST: server.hostname,
       KUBERNETES_SERVICE_PORT: server.port,
       KUBELOOP_SERVICE_ACCOUNT_DIR: saDir,
@@ -101,13 +110,55 @@ export async function startController(extraArgs: string[] = []): Promise<Control
     }
     return exited;
   };
+  const metricsUrl = `https://127.0.0.1:${metricsPort}/metrics`;
+  const fetchMetrics = async (token: string | undefined) => {
+    const client = Deno.createHttpClient({ caCerts: [await servedCertificate("127.0.0.1", metricsPort)] });
+    try {
+      const res = await fetch(metricsUrl, {
+        client,
+        headers: token === undefined ? {} : { authorization: `Bearer ${token}` },
+      });
+      return { status: res.status, body: await res.text() };
+    } finally {
+      client.close();
+    }
+  };
+  let readerToken: Promise<string> | undefined;
   return {
     healthUrl: `http://127.0.0.1:${healthPort}`,
-    metricsUrl: `http://127.0.0.1:${metricsPort}/metrics`,
+    metricsUrl,
+    fetchMetrics,
+    async scrapeMetrics() {
+      readerToken ??= metricsScraperToken("reader");
+      const { status, body } = await fetchMetrics(await readerToken);
+      if (status !== 200) throw new Error(`GET ${metricsUrl} answered ${status}: ${body}`);
+      return body;
+    },
     stop,
     logs: () => captured.text(),
     async [Symbol.asyncDispose]() {
       await stop();
     },
   };
+}
+
+/**
+ * The certificate a TLS server presents (PEM), read from a handshake that does not verify it, so a test can
+ * then pin it and verify everything else (name, signature) with a strict client.
+ */
+export function servedCertificate(host: string, port: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect({ host, port, rejectUnauthorized: false, servername: "localhost" }, () => {
+      const der = new Uint8Array(socket.getPeerCertificate(true).raw);
+      socket.destroy();
+      let binary = "";
+      for (const byte of der) binary += String.fromCharCode(byte);
+      const lines = btoa(binary).match(/.{1,64}/g) ?? [];
+      resolve(`-----BEGIN CERTIFICATE-----\n${lines.join("\n")}\n-----END CERTIFICATE-----\n`);
+    });
+    socket.on("error", (error: Error) => {
+      socket.destroy();
+      reject(error);
+    });
+  });
 }

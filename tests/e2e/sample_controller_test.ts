@@ -55,6 +55,9 @@ Deno.test("the shipped RBAC grants nothing broader: the controller's token canno
   assert.equal(await can("delete", "deployments", "-A"), "no");
   assert.equal(await can("create", "leases", "-n", "default"), "no");
   assert.equal(await can("create", "leases", "-n", "kubeloop-system"), "yes");
+  assert.equal(await can("update", "leases/kubeloop-sample-controller", "-n", "kubeloop-system"), "yes");
+  assert.equal(await can("update", "leases/another-controllers-lease", "-n", "kubeloop-system"), "no");
+  assert.equal(await can("get", "leases/another-controllers-lease", "-n", "kubeloop-system"), "no");
   assert.equal(await can("patch", "foos.samplecontroller.k8s.io", "--subresource=status", "-A"), "yes");
   assert.equal(await can("update", "foos.samplecontroller.k8s.io", "-A"), "no");
   assert.equal(await can("update", "foos.samplecontroller.k8s.io", "--subresource=status", "-A"), "no");
@@ -100,8 +103,10 @@ Deno.test("the controller, in-cluster with the shipped RBAC, behaves like sample
         controller: true,
         blockOwnerDeletion: true,
       }]);
+      // Created with a POST (a Deployment the cache does not hold is never force-applied); later changes are
+      // server-side applied by the same field manager.
       const managers = (dep.metadata.managedFields as Json[]).map((m) => `${m.manager}/${m.operation}`);
-      assert.ok(managers.includes("kubeloop-sample-controller/Apply"), managers.join(","));
+      assert.ok(managers.includes("kubeloop-sample-controller/Update"), managers.join(","));
     });
 
     await t.step("status gets observedGeneration and Ready=False while no replica is available", async () => {
@@ -238,6 +243,7 @@ Deno.test("the controller, in-cluster with the shipped RBAC, behaves like sample
       async () => {
         await kubectlOk(["create", "deployment", "taken", "-n", ns.name, "--image=busybox", "--replicas=1"]);
         const before = await getJson(["get", "deployment", "taken", "-n", ns.name]);
+        const appliedAt = Date.now();
         await applyFoo(ns.name, "conflict", { deploymentName: "taken", replicas: 2 });
         const foo = await eventually(async () => {
           const f = await getJson(["get", "foo", "conflict", "-n", ns.name]);
@@ -256,8 +262,26 @@ Deno.test("the controller, in-cluster with the shipped RBAC, behaves like sample
           return list?.items.length > 0 ? list.items : undefined;
         });
         assert.equal(events[0].type, "Warning");
-        // Backoff, not a hot loop: a few seconds later the repeats are one aggregated Event, the Deployment untouched.
+        // Backoff, not a hot loop. The controller's default rate limiter waits 5 ms * 2^n before the
+        // (n+1)th retry of a key, so within E ms of the apply at most log2(E / 5 + 1) + 1 attempts can fail;
+        // 2 more allow for reconciles the Foo's own events trigger. A hot loop fails hundreds of times.
         await new Promise((r) => setTimeout(r, 3000));
+        const failures = controller.logs().split("\n").filter((line) => {
+          try {
+            const entry = JSON.parse(line);
+            return entry.msg === "Reconciler error" && entry.key === `${ns.name}/conflict`;
+          } catch {
+            return false;
+          }
+        }).length;
+        const elapsedMs = Date.now() - appliedAt;
+        const bound = Math.floor(Math.log2(elapsedMs / 5 + 1)) + 1 + 2;
+        assert.ok(failures >= 3, `it kept retrying: ${failures} failed reconciles in ${elapsedMs} ms`);
+        assert.ok(
+          failures <= bound,
+          `${failures} failed reconciles in ${elapsedMs} ms, backoff allows ${bound}`,
+        );
+        // The repeats are one aggregated Event, and the Deployment is untouched.
         const after = await getJson([
           "get",
           "events.v1.events.k8s.io",
@@ -308,7 +332,7 @@ Deno.test("the controller, in-cluster with the shipped RBAC, behaves like sample
     });
 
     await t.step("/metrics serves controller-runtime style metrics", async () => {
-      const text = await (await fetch(controller.metricsUrl)).text();
+      const text = await controller.scrapeMetrics();
       assert.match(text, /controller_runtime_reconcile_total\{/);
       assert.match(text, /leader_election_master_status\{name="kubeloop-sample-controller"\} 1/);
       // The informers were fed by their watches the whole time, without a single failed watch.

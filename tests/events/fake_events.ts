@@ -1,18 +1,19 @@
 import { ApiError } from "../../lib/client/api_error.ts";
 import type { ResourceRef } from "../../lib/client/types.ts";
 import {
+  type Event,
   EventRecorder,
   type EventRecorderOptions,
   type EventRequestOptions,
   type EventsClient,
-  type EventV1,
 } from "../../lib/events/mod.ts";
-import type { LogFields, Logger } from "../../lib/observe/types.ts";
+import type { Logger } from "../../lib/observe/types.ts";
+import { type LogLine as TestLogLine, MemoryLogger } from "../../lib/testing/mod.ts";
 import { FakeClock } from "../_util/fake_clock.ts";
 
 /** A successful write seen by {@linkcode FakeEvents}. */
 export type Call =
-  | { op: "create"; namespace: string | undefined; event: EventV1 }
+  | { op: "create"; namespace: string | undefined; event: Event }
   | { op: "patch"; namespace: string | undefined; name: string; patch: unknown; type: string };
 
 /** An events client that records writes and can fail or hang on demand. */
@@ -28,7 +29,7 @@ export class FakeEvents implements EventsClient {
   /** Writes never answer; they settle only when their signal aborts (like an unreachable server). */
   hang = false;
 
-  async create(_ref: ResourceRef, obj: EventV1, o?: EventRequestOptions): Promise<EventV1> {
+  async create(_ref: ResourceRef, obj: Event, o?: EventRequestOptions): Promise<Event> {
     await this.#arrive("create", o?.signal);
     if (this.failCreate) throw new ApiError({ code: 403, reason: "Forbidden", message: "no" });
     this.calls.push({ op: "create", namespace: o?.namespace, event: structuredClone(obj) });
@@ -40,7 +41,7 @@ export class FakeEvents implements EventsClient {
     name: string,
     patch: unknown,
     o: EventRequestOptions & { type: "merge" },
-  ): Promise<EventV1> {
+  ): Promise<Event> {
     await this.#arrive("patch", o.signal);
     if (this.failPatch) throw this.failPatch;
     this.calls.push({
@@ -50,7 +51,7 @@ export class FakeEvents implements EventsClient {
       patch: structuredClone(patch),
       type: o.type,
     });
-    return {} as EventV1;
+    return {} as Event;
   }
 
   async #arrive(op: "create" | "patch", signal: AbortSignal | undefined): Promise<void> {
@@ -65,23 +66,11 @@ export class FakeEvents implements EventsClient {
 }
 
 /** One captured log line. */
-export interface LogLine {
-  level: string;
-  msg: string;
-  fields: LogFields | undefined;
-}
+export type LogLine = TestLogLine;
 
-/** A logger that keeps its lines in `lines`. */
+/** A logger that keeps its lines in `lines` (lib/testing's MemoryLogger). */
 export function memoryLogger(lines: LogLine[]): Logger {
-  const log = (level: string) => (msg: string, fields?: LogFields) => void lines.push({ level, msg, fields });
-  const logger: Logger = {
-    debug: log("debug"),
-    info: log("info"),
-    warn: log("warn"),
-    error: log("error"),
-    child: () => logger,
-  };
-  return logger;
+  return new MemoryLogger(lines);
 }
 
 /** A Foo the events are about. */

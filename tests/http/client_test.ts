@@ -216,13 +216,23 @@ Deno.test("cancelling a body part-way closes the socket instead of pooling it", 
   }
 });
 
+/**
+ * Read timeouts in these tests: long enough that a loopback server in the same process answers well within
+ * them on a loaded 2-core machine (a response that should arrive must not time out), short enough to keep
+ * the tests quick. Silences that must trip the timeout are endless; gaps that must not trip it (the
+ * stream test) are the timeout plus a margin, and timers never fire early, so loading the machine only
+ * makes those gaps longer.
+ */
+const READ_TIMEOUT_MS = 250;
+const GAP_MS = READ_TIMEOUT_MS + 100;
+
 Deno.test("a silent server trips the read timeout for the head and between body chunks", async () => {
   const server = new ScriptedServer(async (conn, index) => {
     await conn.readRequest();
     if (index === 1) await conn.send("HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nabc");
     await conn.waitForClose();
   });
-  const client = new HttpClient({ readTimeoutMs: 40 });
+  const client = new HttpClient({ readTimeoutMs: READ_TIMEOUT_MS });
   try {
     await assert.rejects(
       client.request({ method: "GET", url: new URL(`${server.url}/slow`) }),
@@ -230,7 +240,7 @@ Deno.test("a silent server trips the read timeout for the head and between body 
         assert.ok(err instanceof TimeoutError, String(err));
         assert.match(
           err.message,
-          /Timed out reading the response from http:\/\/127\.0\.0\.1:\d+\/slow: no data for 40 ms/,
+          /Timed out reading the response from http:\/\/127\.0\.0\.1:\d+\/slow: no data for 250 ms/,
         );
         return true;
       },
@@ -250,13 +260,13 @@ Deno.test("a stream request gets its own connection, no read timeout between chu
     streamHead = (await conn.readRequest())!.head;
     await conn.send("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n");
     for (const event of ['{"a":1}\n', '{"b":2}\n']) {
-      await tick(60);
+      await tick(GAP_MS);
       await conn.send(`${event.length.toString(16)}\r\n${event}\r\n`);
     }
     await conn.send("0\r\n\r\n");
     await conn.waitForClose();
   });
-  const client = new HttpClient({ readTimeoutMs: 30 });
+  const client = new HttpClient({ readTimeoutMs: READ_TIMEOUT_MS });
   try {
     await (await client.request({ method: "GET", url: new URL(server.url) })).text();
     assert.equal(client.idleConnections, 1);

@@ -6,11 +6,18 @@
  * Its only argument is a JSON {@linkcode ManagerMainOptions}. A ConfigMap whose `data.sleepMs` is set
  * makes its reconcile wait that long, ignoring the abort signal, so tests can catch a reconcile in flight.
  * Reconciles log "Reconcile started" and "Reconcile finished" with the key and this process' identity.
+ * With `markWrites`, each reconcile ends with a write: a merge patch of the annotation
+ * `kubeloop.test/marked-by-<identity>` with field manager `<identity>`, so the server's managedFields
+ * show which process wrote an object and when.
+ *
+ * With leader election it is wired like the reference controller: the elector has a client of its own,
+ * and the reconciles' client refuses writes through the elector's LeaseFence.
  */
 import { SharedInformerFactory } from "../../lib/cache/mod.ts";
 import { CONFIG_MAPS, KubeClient } from "../../lib/client/mod.ts";
 import { loadConfig } from "../../lib/config/mod.ts";
 import { installSignalHandlers, type KubeObject, Manager } from "../../lib/controller/mod.ts";
+import { LeaseFence } from "../../lib/leader/mod.ts";
 import { createLogger, MetricsRegistry, restClientMetricsFor } from "../../lib/observe/mod.ts";
 
 /** The program's settings, passed as one JSON argument. */
@@ -29,6 +36,8 @@ export interface ManagerMainOptions {
   healthPort: number;
   /** The Manager's shutdown grace period. @default 30_000 */
   gracefulShutdownMs?: number;
+  /** Every reconcile ends with a marking write (see the module doc). @default false */
+  markWrites?: boolean;
 }
 
 interface ConfigMap extends KubeObject {
@@ -41,7 +50,12 @@ async function main(options: ManagerMainOptions): Promise<number> {
   using _signals = installSignalHandlers(shutdown);
   const config = await loadConfig({ kubeconfig: options.kubeconfig });
   const registry = new MetricsRegistry();
-  await using client = new KubeClient(config, { metrics: restClientMetricsFor(registry) });
+  const fence = options.leaseName === undefined ? undefined : new LeaseFence();
+  await using client = new KubeClient(config, {
+    metrics: restClientMetricsFor(registry),
+    ...(fence ? { writeFence: fence } : {}),
+  });
+  await using leaseClient = new KubeClient(config, { metrics: restClientMetricsFor(registry) });
   const factory = new SharedInformerFactory(client);
   const manager = new Manager(factory, {
     registry,
@@ -51,7 +65,8 @@ async function main(options: ManagerMainOptions): Promise<number> {
     ...(options.gracefulShutdownMs === undefined ? {} : { gracefulShutdownMs: options.gracefulShutdownMs }),
     ...(options.leaseName === undefined ? {} : {
       leaderElection: {
-        client,
+        client: leaseClient,
+        ...(fence ? { fence } : {}),
         leaseName: options.leaseName,
         namespace: options.namespace,
         identity: options.identity,
@@ -62,10 +77,26 @@ async function main(options: ManagerMainOptions): Promise<number> {
     name: "configmaps",
     for: CONFIG_MAPS,
     namespace: options.namespace,
-    reconcile: async (_request, ctx) => {
+    reconcile: async (request, ctx) => {
       const sleepMs = Number(configMaps.primary.store.get(ctx.key)?.data?.["sleepMs"] ?? 0);
       ctx.logger.info("Reconcile started", { sleepMs });
       if (sleepMs > 0) await new Promise((resolve) => setTimeout(resolve, sleepMs));
+      if (options.markWrites) {
+        const mark = {
+          metadata: { annotations: { [`kubeloop.test/marked-by-${options.identity}`]: "yes" } },
+        };
+        try {
+          await client.patch(CONFIG_MAPS, request.name, mark, {
+            type: "merge",
+            namespace: options.namespace,
+            fieldManager: options.identity,
+            signal: ctx.signal,
+          });
+          ctx.logger.info("Marked", {});
+        } catch (error) {
+          ctx.logger.info("Mark refused", { error: String(error) });
+        }
+      }
       ctx.logger.info("Reconcile finished", { aborted: ctx.signal.aborted });
     },
   });

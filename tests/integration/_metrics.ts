@@ -1,4 +1,4 @@
-/** Reading Prometheus text output in integration tests, and checking it with promtool. */
+/** Reading Prometheus text output in integration tests (checking it: tests/_util/metrics_check.ts). */
 
 /** Fetches a /metrics page as text; fails on a non-200 answer. */
 export async function scrape(url: string): Promise<string> {
@@ -29,38 +29,4 @@ export function sampleSum(
     sum = (sum ?? 0) + Number(match[3]);
   }
   return sum;
-}
-
-/** What `promtool check metrics` said. */
-export interface PromtoolResult {
-  /** 0: valid and lint-clean; 1: cannot parse; 3: lint problems. */
-  code: number;
-  /** stdout and stderr together. */
-  output: string;
-}
-
-/** Pipes `text` into `promtool check metrics`. Fails with an install hint when promtool is missing. */
-export async function promtoolCheck(text: string): Promise<PromtoolResult> {
-  let child: Deno.ChildProcess;
-  try {
-    child = new Deno.Command("promtool", {
-      args: ["check", "metrics"],
-      stdin: "piped",
-      stdout: "piped",
-      stderr: "piped",
-    }).spawn();
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound) {
-      throw new Error(
-        "promtool is not installed: install Debian's prometheus package (apt-get install prometheus); .ci/run does",
-      );
-    }
-    throw error;
-  }
-  const writer = child.stdin.getWriter();
-  await writer.write(new TextEncoder().encode(text));
-  await writer.close();
-  const out = await child.output();
-  const dec = new TextDecoder();
-  return { code: out.code, output: dec.decode(out.stdout) + dec.decode(out.stderr) };
 }

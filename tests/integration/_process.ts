@@ -54,6 +54,8 @@ export async function startManagerProcess(
       HOME: home,
       DENO_DIR: Deno.env.get("DENO_DIR") ?? join(home, ".cache", "deno"),
       DENO_NO_UPDATE_CHECK: "1",
+      // `deno task coverage`: the process's coverage counts too.
+      ...(Deno.env.get("DENO_COVERAGE_DIR") ? { DENO_COVERAGE_DIR: Deno.env.get("DENO_COVERAGE_DIR")! } : {}),
     },
     stdin: "null",
     stdout: "piped",

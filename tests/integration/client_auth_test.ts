@@ -2,6 +2,7 @@
 // certificates in every key format, static and rotating tokens, exec plugins, in-cluster mode,
 // merged KUBECONFIG lists with relative paths, and the specific errors for bad credentials.
 import assert from "node:assert/strict";
+import { X509Certificate } from "node:crypto";
 import { join } from "node:path";
 import {
   ApiError,
@@ -42,6 +43,20 @@ async function whoami(client: KubeClient): Promise<string> {
     },
   );
   return review.status?.userInfo?.username ?? "";
+}
+
+/**
+ * Waits until kube-apiserver's log says it refused the client certificate `certPem` (named by its serial
+ * number, as the x509 authenticator logs it) with a message matching `reason`.
+ */
+async function serverRefused(certPem: string, reason: RegExp): Promise<void> {
+  const serial = BigInt(`0x${new X509Certificate(certPem).serialNumber}`).toString();
+  const log = join(testEnv.dir, "kube-apiserver.log");
+  const line = await eventually(async () => {
+    const text = await Deno.readTextFile(log);
+    return text.split("\n").find((l) => l.includes(`SN=${serial},`));
+  }, { timeoutMs: 10_000, message: `kube-apiserver did not log a refusal of certificate SN=${serial}` });
+  assert.match(line, reason);
 }
 
 async function clientFor(kubeconfig: string): Promise<KubeClient> {
@@ -142,11 +157,21 @@ Deno.test("a static token and a token file authenticate; a rotated file is picke
 
     const tokenPath = join(dir, "token");
     await Deno.writeTextFile(tokenPath, token1);
-    await using fileClient = await clientFor(
-      await writeKubeconfig(dir, "file", kubeconfigDoc({ tokenFile: tokenPath }, ca)),
+    // The token file is re-read once a minute or after a 401. Time stands still for this client, so only
+    // the 401 can make it read the rotated file; its request metrics show every answer it got.
+    const answers: string[] = [];
+    const frozen = { now: () => 1_700_000_000_000 };
+    await using fileClient = new KubeClient(
+      await loadConfig({
+        kubeconfig: await writeKubeconfig(dir, "file", kubeconfigDoc({ tokenFile: tokenPath }, ca)),
+        env: () => undefined,
+        clock: frozen,
+      }),
+      { metrics: { observe: ({ code }) => void answers.push(code) } },
     );
     const before = await fileClient.list(CONFIG_MAPS, { namespace: ns.name });
     assert.ok(Array.isArray(before.items));
+    assert.deepEqual(answers, ["200"]);
 
     // Rotate: a new token in the file, then invalidate the old one by deleting its bound object.
     // The apiserver caches successful token reviews for a few seconds, so wait until the static
@@ -164,6 +189,7 @@ Deno.test("a static token and a token file authenticate; a rotated file is picke
     // The token-file client got 401 with the old token, re-read the file, and goes on working.
     const after = await fileClient.list(CONFIG_MAPS, { namespace: ns.name });
     assert.ok(Array.isArray(after.items));
+    assert.deepEqual(answers, ["200", "401", "200"], "the old token was refused once, then the new one used");
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
@@ -253,10 +279,14 @@ Deno.test("bad credentials fail fast with the specific error, never a hang", asy
         kubeconfigDoc({ "client-certificate-data": b64(cert), "client-key-data": b64(key) }, ca),
       );
       await using client = await clientFor(path);
-      await assert.rejects(
-        client.get(NAMESPACES, "default"),
-        (e: Error) => e instanceof ApiError ? e.isUnauthorized : /expired|certificate/i.test(e.message),
-      );
+      // The handshake succeeds (kube-apiserver requests client certificates without verifying them in
+      // TLS), the authenticator refuses the certificate: a 401, for the reason the server logs.
+      await assert.rejects(client.get(NAMESPACES, "default"), (e: Error) => {
+        assert.ok(e instanceof ApiError, `expected the server's 401, got ${e}`);
+        assert.equal(e.code, 401);
+        return true;
+      });
+      await serverRefused(cert, /x509: certificate has expired or is not yet valid/);
     });
     await t.step("a client certificate signed by another CA", async () => {
       const { cert, key } = await mintClientCert({
@@ -270,10 +300,12 @@ Deno.test("bad credentials fail fast with the specific error, never a hang", asy
         kubeconfigDoc({ "client-certificate-data": b64(cert), "client-key-data": b64(key) }, ca),
       );
       await using client = await clientFor(path);
-      await assert.rejects(
-        client.get(NAMESPACES, "default"),
-        (e: Error) => e instanceof ApiError ? e.isUnauthorized : /certificate/i.test(e.message),
-      );
+      await assert.rejects(client.get(NAMESPACES, "default"), (e: Error) => {
+        assert.ok(e instanceof ApiError, `expected the server's 401, got ${e}`);
+        assert.equal(e.code, 401);
+        return true;
+      });
+      await serverRefused(cert, /x509: certificate signed by unknown authority/);
     });
     await t.step("an invalid token", async () => {
       const path = await writeKubeconfig(dir, "bad-token", kubeconfigDoc({ token: "not-a-real-token" }, ca));

@@ -2,14 +2,34 @@
 // client and watch decoder. A streaming list (sendInitialEvents) is answered gzip-compressed as a
 // series of gzip members, one per flush: a decoder that stops after the first member fails here.
 import assert from "node:assert/strict";
-import { CONFIG_MAPS, type KubeObject } from "../../lib/client/mod.ts";
+import { CONFIG_MAPS, KubeClient, type KubeObject } from "../../lib/client/mod.ts";
+import { loadConfig } from "../../lib/config/mod.ts";
+import { HttpClient, type HttpRequest, type HttpResponse } from "../../lib/http/mod.ts";
 import { WatchDecoderStream, type WatchEvent } from "../../lib/watch/mod.ts";
-import { adminClient } from "../_util/clients.ts";
-import { createNamespace } from "../_util/testenv.ts";
+import { createNamespace, testEnv } from "../_util/testenv.ts";
+
+/** An admin KubeClient over an HttpClient that records the Content-Encoding of every streamed response. */
+async function recordingClient(): Promise<{ client: KubeClient; http: HttpClient; encodings: string[] }> {
+  const config = await loadConfig({ kubeconfig: testEnv.kubeconfig, env: () => undefined });
+  const { cert, key } = await config.credentials.get();
+  const http = new HttpClient({ tls: cert && key ? { ...config.tls, cert, key } : config.tls });
+  const encodings: string[] = [];
+  const transport = {
+    async request(request: HttpRequest): Promise<HttpResponse> {
+      const res = await http.request(request);
+      if (request.stream) encodings.push(res.headers.get("content-encoding") ?? "identity");
+      return res;
+    },
+    close: () => http.close(),
+  };
+  return { client: new KubeClient(config, { transport }), http, encodings };
+}
 
 Deno.test("a gzip-compressed watch delivers every event in order without a decode error", async () => {
   await using ns = await createNamespace("client-watch");
-  await using client = await adminClient();
+  const { client, http, encodings } = await recordingClient();
+  await using _client = client;
+  using _http = { [Symbol.dispose]: () => http.close() };
   await client.create(CONFIG_MAPS, { metadata: { name: "before", namespace: ns.name } });
   const stream = await client.watch(CONFIG_MAPS, {
     namespace: ns.name,
@@ -18,6 +38,7 @@ Deno.test("a gzip-compressed watch delivers every event in order without a decod
     allowWatchBookmarks: true,
     timeoutSeconds: 30,
   });
+  assert.deepEqual(encodings, ["gzip"], "the server compressed the watch response");
   const reader = stream.pipeThrough(new WatchDecoderStream<KubeObject>()).getReader();
   const seen: string[] = [];
   try {

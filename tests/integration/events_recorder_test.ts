@@ -6,17 +6,17 @@ import assert from "node:assert/strict";
 import { SharedInformerFactory } from "../../lib/cache/mod.ts";
 import { CONFIG_MAPS, type KubeObject } from "../../lib/client/mod.ts";
 import { Manager } from "../../lib/controller/mod.ts";
-import { EventRecorder, type EventV1 } from "../../lib/events/mod.ts";
+import { type Event, EventRecorder } from "../../lib/events/mod.ts";
 import { adminClient } from "../_util/clients.ts";
 import { createNamespace, eventually, kubectlOk } from "../_util/testenv.ts";
 
 /** Every events.k8s.io/v1 Event of the namespace. */
-async function eventsIn(namespace: string): Promise<EventV1[]> {
+async function eventsIn(namespace: string): Promise<Event[]> {
   const out = await kubectlOk(["get", "events.v1.events.k8s.io", "-n", namespace, "-o", "json"]);
-  return (JSON.parse(out) as { items: EventV1[] }).items;
+  return (JSON.parse(out) as { items: Event[] }).items;
 }
 
-async function eventsWithReason(namespace: string, reason: string): Promise<EventV1[]> {
+async function eventsWithReason(namespace: string, reason: string): Promise<Event[]> {
   return (await eventsIn(namespace)).filter((e) => e.reason === reason);
 }
 
@@ -37,7 +37,7 @@ Deno.test("repeats of one event become one Event whose series.count grows, shown
   const [first, ...others] = await eventsWithReason(ns.name, "SyncFailed");
   assert.ok(first, "the first occurrence was written");
   assert.deepEqual(others, []);
-  assert.equal(first.regarding.uid, configMap.metadata.uid);
+  assert.equal(first.regarding?.uid, configMap.metadata.uid);
   assert.equal(first.reportingController, "kubeloop.dev/integration");
   assert.equal(first.series, undefined);
 
@@ -108,12 +108,12 @@ Deno.test("a controller run by a Manager records events that kubectl describe sh
       await kubectlOk(["annotate", "--overwrite", "configmap", "watched", "-n", ns.name, `round=${value}`]);
       await eventually(async () => {
         const events = (await eventsWithReason(ns.name, "Reconciled"))
-          .filter((e) => e.regarding.name === "watched");
+          .filter((e) => e.regarding?.name === "watched");
         return (events[0]?.series?.count ?? 1) >= Number(value) + 1 ? true : undefined;
       }, { timeoutMs: 10_000, message: `the repeat of round ${value} was not aggregated` });
     }
     const events = (await eventsWithReason(ns.name, "Reconciled")).filter((e) =>
-      e.regarding.name === "watched"
+      e.regarding?.name === "watched"
     );
     assert.equal(events.length, 1, "repeats were aggregated into one Event");
     const count = events[0]?.series?.count ?? 0;

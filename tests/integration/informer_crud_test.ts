@@ -7,6 +7,7 @@ import { CONFIG_MAPS, type KubeObject, type ResourceRef } from "../../lib/client
 import { adminClient } from "../_util/clients.ts";
 import { createNamespace, eventually } from "../_util/testenv.ts";
 import { installFooCrd } from "../_util/sample_controller.ts";
+import type { DeepReadonly } from "../../lib/client/mod.ts";
 
 const FOOS: ResourceRef = {
   group: "samplecontroller.k8s.io",
@@ -18,9 +19,9 @@ const FOOS: ResourceRef = {
 
 /** One handler call, reduced to what the assertions compare. */
 type Call =
-  | { type: "add"; object: KubeObject }
-  | { type: "update"; oldObject: KubeObject; object: KubeObject }
-  | { type: "delete"; object: KubeObject; finalStateUnknown: boolean };
+  | { type: "add"; object: DeepReadonly<KubeObject> }
+  | { type: "update"; oldObject: DeepReadonly<KubeObject>; object: DeepReadonly<KubeObject> }
+  | { type: "delete"; object: DeepReadonly<KubeObject>; finalStateUnknown: boolean };
 
 /**
  * Runs an informer for `ref` in `namespace`, records its handler calls, creates, updates and deletes
@@ -30,7 +31,7 @@ async function createUpdateDelete(
   ref: ResourceRef,
   namespace: string,
   make: (value: number) => KubeObject,
-  valueOf: (object: KubeObject) => unknown,
+  valueOf: (object: DeepReadonly<KubeObject>) => unknown,
 ): Promise<void> {
   await using client = await adminClient();
   const informer = new Informer(client, ref, { namespace });

@@ -24,6 +24,7 @@ import type { ListWatcher } from "../../lib/watch/mod.ts";
 import { adminClient } from "../_util/clients.ts";
 import { compactEtcd, createNamespace, eventually } from "../_util/testenv.ts";
 import { testEvent } from "../_util/test_event.ts";
+import type { DeepReadonly } from "../../lib/client/mod.ts";
 
 /** A ListWatcher whose watch connections can be cut and kept down on demand. */
 class CuttableListWatcher implements ListWatcher {
@@ -37,7 +38,7 @@ class CuttableListWatcher implements ListWatcher {
     this.#client = client;
   }
 
-  list<T extends KubeObject>(ref: ResourceRef, options: ListOptions): Promise<ObjectList<T>> {
+  list<T extends KubeObject>(ref: ResourceRef<T>, options: ListOptions): Promise<ObjectList<T>> {
     return this.#client.list<T>(ref, options);
   }
 
@@ -159,7 +160,7 @@ async function deleteWhileDisconnected(
   }
 }
 
-function versions(objects: readonly KubeObject[]): string[] {
+function versions(objects: readonly DeepReadonly<KubeObject>[]): string[] {
   return objects.map((o) => `${o.metadata.name}@${o.metadata.resourceVersion}`).sort();
 }
 

@@ -12,6 +12,7 @@ import {
 import type { InitialListMode, ListWatcher, WatchEventType } from "../../lib/watch/mod.ts";
 import { adminClient } from "../_util/clients.ts";
 import { createNamespace, kubectlOk } from "../_util/testenv.ts";
+import type { DeepReadonly } from "../../lib/client/mod.ts";
 
 const COUNT = 2000;
 
@@ -48,7 +49,7 @@ async function sync(client: KubeClient, namespace: string, initialList: InitialL
   }
 }
 
-function versions(objects: readonly KubeObject[]): string[] {
+function versions(objects: readonly DeepReadonly<KubeObject>[]): string[] {
   return objects.map((o) => `${o.metadata.name}@${o.metadata.resourceVersion}`).sort();
 }
 

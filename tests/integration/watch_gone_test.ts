@@ -14,6 +14,7 @@ import { type ListWatcher, watcher, type WatcherEvent, type WatchEventType } fro
 import { adminClient } from "../_util/clients.ts";
 import { compactEtcd, createNamespace, eventually } from "../_util/testenv.ts";
 import { testEvent } from "../_util/test_event.ts";
+import type { DeepReadonly } from "../../lib/client/mod.ts";
 
 Deno.test("resuming a watch from a compacted resourceVersion relists, and the deleted object is delivered as a delete", async () => {
   await using ns = await createNamespace("gone");
@@ -69,7 +70,7 @@ Deno.test("resuming a watch from a compacted resourceVersion relists, and the de
 
   await client.delete(EVENTS, "drop", { namespace: ns.name });
   const old = eventNamed(events, "change");
-  const changed = await client.replace(EVENTS, {
+  const changed = await client.replace<KubeObject>(EVENTS, {
     ...old,
     metadata: { ...old.metadata, labels: { round: "two" } },
   });
@@ -118,6 +119,6 @@ function describe(change: StoreChange<KubeObject>): string {
   return `${change.type} ${key}`;
 }
 
-function versions(objects: KubeObject[]): string[] {
+function versions(objects: readonly DeepReadonly<KubeObject>[]): string[] {
   return objects.map((o) => `${o.metadata.name}@${o.metadata.resourceVersion}`).sort();
 }

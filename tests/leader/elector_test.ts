@@ -1,5 +1,12 @@
 import assert from "node:assert/strict";
-import { LeaderElector, type LeaderElectorOptions, type LeaseClient } from "../../lib/leader/mod.ts";
+import {
+  LeaderElectionLostError,
+  LeaderElector,
+  type LeaderElectorOptions,
+  type LeaseClient,
+  LeaseFence,
+  NotLeaderError,
+} from "../../lib/leader/mod.ts";
 import { FakeClock } from "../_util/fake_clock.ts";
 import { clientView, FakeLeaseClient } from "./fake_lease_client.ts";
 
@@ -217,4 +224,103 @@ Deno.test("inconsistent durations are rejected with a RangeError", () => {
   assert.throws(() => new LeaderElector(store, { leaseName: "", namespace: "ns" }), TypeError);
   const e = new LeaderElector(store, { leaseName: "x", namespace: "ns" });
   assert.match(e.identity, /_[0-9a-f]{8}$/);
+});
+
+/** A Lease client whose replace answers arrive `delay.ms` (on the fake clock) after the store applied them. */
+function slowRenewals(store: LeaseClient, clock: FakeClock, delay: { ms: number }): LeaseClient {
+  const later = async <T>(p: Promise<T>): Promise<T> => {
+    const result = await p;
+    if (delay.ms > 0) await new Promise((resolve) => clock.setTimer(() => resolve(undefined), delay.ms));
+    return result;
+  };
+  return {
+    get: (ref, name, o) => store.get(ref, name, o),
+    create: (ref, obj, o) => store.create(ref, obj, o),
+    replace: (ref, obj, o) => later(store.replace(ref, obj, o)),
+  };
+}
+
+Deno.test("a slow renew answer does not extend leadership: the renew deadline counts from the request's start", async () => {
+  const clock = new FakeClock();
+  const store = new FakeLeaseClient();
+  const view = clientView(store);
+  const delay = { ms: 0 };
+  const fence = new LeaseFence({ clock });
+  const a = start(slowRenewals(view, clock, delay), clock, "a", { fence });
+  await clock.advance(0);
+  assert.ok(a.elector.isLeader);
+  // The renewal that starts at t=2 s is answered (successfully) at t=9 s; everything after that fails.
+  delay.ms = 7_000;
+  await clock.advance(2_000);
+  await clock.advance(7_000);
+  assert.ok(a.elector.isLeader);
+  view.failing = true;
+  delay.ms = 0;
+  // Deadline = 2 s (when the successful renewal started) + 10 s = 12 s. Counted from the answer it
+  // would be 19 s.
+  await clock.advance(2_999);
+  assert.ok(fence.valid, "t=11.999 s: still inside the renew deadline");
+  assert.ok(a.elector.isLeader);
+  await clock.advance(1);
+  assert.equal(fence.valid, false, "t=12 s: the fence closes at the deadline");
+  await a.done;
+  assert.equal(a.elector.isLeader, false, "t=12 s: leadership ended at the deadline, not 7 s later");
+  assert.ok(a.leadingSignals[0]?.aborted);
+  assert.ok(a.leadingSignals[0]?.reason instanceof LeaderElectionLostError);
+});
+
+Deno.test("after a pause past the renew deadline the fence refuses writes before any timer ran, and leading ends without another renewal", async () => {
+  const clock = new FakeClock();
+  const store = new FakeLeaseClient();
+  const fence = new LeaseFence({ clock });
+  const lost: AbortSignal[] = [];
+  const a = start(store, clock, "a", {
+    fence,
+    onStartedLeading: (_signal, lostSignal) => void lost.push(lostSignal),
+  });
+  await clock.advance(0);
+  await clock.advance(4_000); // renewed at 2 s and 4 s
+  assert.ok(fence.valid);
+  assert.ok(fence.remainingMs > 9_000);
+  const writesBefore = store.writes.length;
+  clock.jump(20_000); // SIGSTOP ... SIGCONT: no timer has fired yet
+  assert.equal(fence.valid, false);
+  assert.throws(() => fence.check(), NotLeaderError);
+  assert.throws(() => fence.check(), /renew deadline passed/);
+  await clock.advance(0); // now the overdue timers fire
+  await a.done;
+  assert.equal(a.elector.isLeader, false);
+  assert.equal(store.writes.length, writesBefore, "no renewal was attempted after the deadline");
+  assert.ok(lost[0]?.aborted, "the lost signal aborted");
+  assert.throws(() => fence.check(), /not leading/);
+});
+
+Deno.test("after a cancel the Lease is renewed while the leading work drains, then released; lost stays quiet", async () => {
+  const clock = new FakeClock();
+  const store = new FakeLeaseClient();
+  const fence = new LeaseFence({ clock });
+  let finish = () => {};
+  const lost: AbortSignal[] = [];
+  const a = start(store, clock, "a", {
+    fence,
+    onStartedLeading: (_signal, lostSignal) => {
+      lost.push(lostSignal);
+      return new Promise<void>((resolve) => (finish = resolve));
+    },
+  });
+  await clock.advance(0);
+  a.ctl.abort();
+  const renewTime = store.leases.get("ns/demo")?.spec?.renewTime;
+  await clock.advance(25_000); // longer than the lease duration: renewals must go on
+  assert.notEqual(store.leases.get("ns/demo")?.spec?.renewTime, renewTime);
+  assert.equal(store.leases.get("ns/demo")?.spec?.holderIdentity, "a");
+  assert.ok(fence.valid, "draining reconciles may still write");
+  assert.ok(a.elector.isLeader);
+  assert.equal(lost[0]?.aborted, false);
+  finish();
+  await clock.advance(0);
+  await a.done;
+  assert.equal(store.leases.get("ns/demo")?.spec?.holderIdentity, "", "released after the work returned");
+  assert.equal(fence.valid, false);
+  assert.equal(lost[0]?.aborted, false, "a cancel is not a loss");
 });

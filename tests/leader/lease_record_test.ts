@@ -25,11 +25,11 @@ Deno.test("a renewal keeps acquireTime and the transition count; a takeover coun
   assert.equal(renewed.spec?.renewTime, "2026-01-01T00:00:02.000000Z");
   assert.equal(renewed.spec?.leaseTransitions, 0);
   assert.equal(renewed.metadata.resourceVersion, "5", "the write is conditional on what we read");
-  const theirs: Lease = { ...ours, spec: { ...ours.spec, holderIdentity: "b", extra: "kept" } };
+  const theirs: Lease = { ...ours, spec: { ...ours.spec, holderIdentity: "b", preferredHolder: "kept" } };
   const taken = leaseRecord(theirs, holder, t0 + 4_000, false);
   assert.equal(taken.spec?.acquireTime, "2026-01-01T00:00:04.000000Z");
   assert.equal(taken.spec?.leaseTransitions, 1);
-  assert.equal(taken.spec?.["extra"], "kept", "fields we do not manage survive");
+  assert.equal(taken.spec?.preferredHolder, "kept", "fields we do not manage survive");
 });
 
 Deno.test("a released Lease has no holder and a one second duration", () => {

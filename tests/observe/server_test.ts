@@ -1,6 +1,14 @@
 import assert from "node:assert/strict";
 import { MetricsRegistry } from "../../lib/observe/metrics.ts";
 import { parseListenAddress, serveObservability } from "../../lib/observe/server.ts";
+import {
+  type ScrapeAuthorizer,
+  type ScrapeDecision,
+  type ScrapeRequest,
+  staticCertificate,
+  type TlsMaterial,
+} from "../../lib/observe/mod.ts";
+import { selfSignedCertificate } from "../../lib/observe/self_signed.ts";
 
 Deno.test("listen addresses parse into hostname and port, and 0 disables", () => {
   assert.deepEqual(parseListenAddress(":8080"), { hostname: "0.0.0.0", port: 8080 });
@@ -117,4 +125,174 @@ Deno.test("both endpoints disabled or an already aborted signal start nothing", 
   });
   assert.equal(aborted.metricsUrl, undefined);
   await aborted.finished;
+});
+
+/** A certificate source the test can rotate. */
+function rotatingSource(first: TlsMaterial) {
+  let current = first;
+  const listeners = new Set<(m: TlsMaterial) => void>();
+  return {
+    current: () => current,
+    subscribe: (l: (m: TlsMaterial) => void) => (listeners.add(l), () => void listeners.delete(l)),
+    rotate: (next: TlsMaterial) => {
+      current = next;
+      for (const l of listeners) l(next);
+    },
+  };
+}
+
+/** An authorizer deciding by token: good → allowed, denied → forbidden, broken → error, else unauthenticated. */
+const fakeAuthorizer: ScrapeAuthorizer & { seen: ScrapeRequest[] } = {
+  seen: [],
+  review(request) {
+    fakeAuthorizer.seen.push(request);
+    const decisions: Record<string, ScrapeDecision> = {
+      good: { kind: "allowed", user: "system:serviceaccount:monitoring:prometheus" },
+      denied: { kind: "forbidden", user: "system:serviceaccount:default:intruder", reason: "no RBAC" },
+      broken: { kind: "error", reason: "TokenReview failed: connection refused" },
+    };
+    return Promise.resolve(decisions[request.token] ?? { kind: "unauthenticated", reason: "invalid token" });
+  },
+};
+
+async function scrapeWith(
+  url: string,
+  caCert: string,
+  token?: string,
+): Promise<{ status: number; body: string }> {
+  const client = Deno.createHttpClient({ caCerts: [caCert] });
+  try {
+    const res = await fetch(url, {
+      client,
+      headers: token === undefined ? {} : { authorization: `Bearer ${token}` },
+    });
+    return { status: res.status, body: await res.text() };
+  } finally {
+    client.close();
+  }
+}
+
+Deno.test("attack: a scraper without an allowed token gets no metrics (HTTPS; 401, 403, 500), an allowed one does", async () => {
+  const registry = new MetricsRegistry();
+  registry.counter("demo_total", "Demo.").inc(4);
+  const tls = await selfSignedCertificate({ hosts: ["127.0.0.1"] });
+  const controller = new AbortController();
+  fakeAuthorizer.seen.length = 0;
+  const server = serveObservability({
+    metricsAddress: "127.0.0.1:0",
+    healthAddress: "127.0.0.1:0",
+    registry,
+    readyz: () => true,
+    metricsTls: staticCertificate(tls),
+    metricsAuthorizer: fakeAuthorizer,
+    signal: controller.signal,
+  });
+  try {
+    const url = server.metricsUrl!;
+    assert.match(url, /^https:\/\/127\.0\.0\.1:\d+\/metrics$/);
+    const anonymous = await scrapeWith(url, tls.cert);
+    assert.equal(anonymous.status, 401);
+    assert.doesNotMatch(anonymous.body, /demo_total/);
+    assert.equal((await scrapeWith(url, tls.cert, "")).status, 401);
+    const bogus = await scrapeWith(url, tls.cert, "stolen-or-made-up");
+    assert.equal(bogus.status, 401);
+    assert.doesNotMatch(bogus.body, /stolen-or-made-up/, "the token is never echoed");
+    const denied = await scrapeWith(url, tls.cert, "denied");
+    assert.equal(denied.status, 403);
+    assert.match(denied.body, /system:serviceaccount:default:intruder/);
+    assert.equal((await scrapeWith(url, tls.cert, "broken")).status, 500, "a failed review is no allow");
+    const allowed = await scrapeWith(url, tls.cert, "good");
+    assert.equal(allowed.status, 200);
+    assert.match(allowed.body, /^demo_total 4$/m);
+    assert.deepEqual(
+      fakeAuthorizer.seen.map((r) => [r.token, r.path, r.verb]),
+      ["stolen-or-made-up", "denied", "broken", "good"].map((t) => [t, "/metrics", "get"]),
+      "no review for a request without a token",
+    );
+    await assert.rejects(fetch(url.replace("https:", "http:")), "no plain HTTP on the metrics port");
+    assert.equal(
+      await fetch(`${server.healthUrl}/healthz`).then((r) => r.text()),
+      "ok\n",
+      "probes stay HTTP",
+    );
+    const counts = registry.render();
+    assert.match(counts, /kubeloop_metrics_authorization_total\{decision="unauthenticated"\} 3/);
+    assert.match(counts, /kubeloop_metrics_authorization_total\{decision="forbidden"\} 1/);
+    assert.match(counts, /kubeloop_metrics_authorization_total\{decision="error"\} 1/);
+    assert.match(counts, /kubeloop_metrics_authorization_total\{decision="allowed"\} 1/);
+  } finally {
+    controller.abort();
+    await server.finished;
+  }
+});
+
+Deno.test("a new certificate restarts the HTTPS listener on the same port; a scrape in flight is still answered", async () => {
+  const first = await selfSignedCertificate({ hosts: ["127.0.0.1"] });
+  const second = await selfSignedCertificate({ hosts: ["127.0.0.1"] });
+  const source = rotatingSource(first);
+  let release = () => {};
+  const slow: ScrapeAuthorizer = {
+    review: () => new Promise((resolve) => (release = () => resolve({ kind: "allowed", user: "u" }))),
+  };
+  const controller = new AbortController();
+  const server = serveObservability({
+    metricsAddress: "127.0.0.1:0",
+    healthAddress: "0",
+    registry: new MetricsRegistry(),
+    readyz: () => true,
+    metricsTls: source,
+    metricsAuthorizer: slow,
+    signal: controller.signal,
+  });
+  try {
+    const url = server.metricsUrl!;
+    const inFlight = scrapeWith(url, first.cert, "t");
+    await new Promise((r) => setTimeout(r, 100));
+    source.rotate(second);
+    const served = await eventuallyOk(() => scrapeWith(url, second.cert, "t"), () => release());
+    assert.equal(served.status, 200, "the new certificate is served on the same URL");
+    release();
+    assert.equal((await inFlight).status, 200, "the request in flight on the old listener was answered");
+    await assert.rejects(scrapeWith(url, first.cert, "t"), "the old certificate is gone");
+    source.rotate({ cert: first.cert, key: second.key }); // a mismatched pair is ignored
+    await new Promise((r) => setTimeout(r, 100));
+    const still = scrapeWith(url, second.cert, "t");
+    await new Promise((r) => setTimeout(r, 50));
+    release();
+    assert.equal((await still).status, 200);
+  } finally {
+    controller.abort();
+    await server.finished;
+  }
+});
+
+/** Retries `attempt` (calling `each` 20 ms into every try) until it resolves, for up to 5 s. */
+async function eventuallyOk<T>(attempt: () => Promise<T>, each: () => void): Promise<T> {
+  for (let i = 0;; i++) {
+    const pending = attempt().then((value) => ({ value }), (error: unknown) => ({ error }));
+    await new Promise((r) => setTimeout(r, 20));
+    each();
+    const outcome = await pending;
+    if ("value" in outcome) return outcome.value;
+    if (i > 100) throw outcome.error;
+  }
+}
+
+Deno.test("secure metrics refuse unsafe combinations: an authorizer without TLS, TLS sharing the health port", async () => {
+  const tls = await selfSignedCertificate({ hosts: ["127.0.0.1"] });
+  const base = { registry: new MetricsRegistry(), readyz: () => true, signal: new AbortController().signal };
+  assert.throws(
+    () => serveObservability({ ...base, metricsAddress: "127.0.0.1:0", metricsAuthorizer: fakeAuthorizer }),
+    /needs metricsTls/,
+  );
+  assert.throws(
+    () =>
+      serveObservability({
+        ...base,
+        metricsAddress: "127.0.0.1:18443",
+        healthAddress: "127.0.0.1:18443",
+        metricsTls: staticCertificate(tls),
+      }),
+    /cannot share the address/,
+  );
 });

@@ -38,12 +38,29 @@ Deno.test("the build stage is the official Deno image at the version the project
   assert.equal(froms.length, 2);
   assert.match(
     froms[0] ?? "",
-    new RegExp(`^denoland/deno:(debian-|bin-|ubuntu-)?${pinnedDeno!.replaceAll(".", "\\.")} AS build$`),
+    new RegExp(
+      `^denoland/deno:(debian-|bin-|ubuntu-)?${
+        pinnedDeno!.replaceAll(".", "\\.")
+      }(@sha256:[0-9a-f]{64})? AS build$`,
+    ),
   );
 });
 
+Deno.test("a digest, where a stage has one, is a full sha256 after the tag; the bump procedure is written down", () => {
+  for (const from of froms) {
+    const image = from.split(/\s+/)[0] ?? "";
+    assert.match(
+      image,
+      /^[a-z0-9./-]+:[A-Za-z0-9._-]+(@sha256:[0-9a-f]{64})?$/,
+      `${image}: tag, then digest`,
+    );
+  }
+  assert.match(dockerfile, /docker buildx imagetools inspect denoland\/deno:/);
+  assert.match(dockerfile, /docker buildx imagetools inspect gcr\.io\/distroless\/cc-debian12:nonroot/);
+});
+
 Deno.test("the runtime stage is distroless cc-debian12, nonroot tag, running as UID 65532", () => {
-  assert.equal(froms[1], "gcr.io/distroless/cc-debian12:nonroot");
+  assert.match(froms[1] ?? "", /^gcr\.io\/distroless\/cc-debian12:nonroot(@sha256:[0-9a-f]{64})?$/);
   const users = runtime.filter((s) => s.op === "USER").map((s) => s.args);
   assert.equal(users.length, 1);
   assert.match(users[0] ?? "", /^(65532(:65532)?|nonroot(:nonroot)?)$/);

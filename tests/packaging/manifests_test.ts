@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { parseAllDocuments } from "yaml";
+import { defaultFlags } from "../../lib/sample_controller/flags.ts";
 
 type Obj = Record<string, unknown> & { kind?: string; metadata?: { name?: string; namespace?: string } };
 
@@ -30,20 +31,32 @@ const dig = (obj: unknown, ...path: (string | number)[]): any => path.reduce((o:
 const NS = "kubeloop-system";
 const SA = "kubeloop-sample-controller";
 
-/** Rules flattened to sorted "group|resource|verb" strings, so the comparison is exact. */
+/**
+ * Rules flattened to sorted "group|resource|verb" strings (plus "|name" per resourceName, when a rule has
+ * them), so the comparison is exact.
+ */
 function flatten(rules: unknown): string[] {
   const out: string[] = [];
   for (
     const rule of rules as {
-      apiGroups: string[];
-      resources: string[];
+      apiGroups?: string[];
+      resources?: string[];
+      nonResourceURLs?: string[];
       verbs: string[];
       resourceNames?: string[];
     }[]
   ) {
-    assert.equal(rule.resourceNames, undefined);
-    for (const g of rule.apiGroups) {
-      for (const r of rule.resources) for (const v of rule.verbs) out.push(`${g}|${r}|${v}`);
+    if (rule.nonResourceURLs) {
+      assert.equal(rule.resources, undefined, "a rule is about resources or URLs, not both");
+      for (const url of rule.nonResourceURLs) for (const v of rule.verbs) out.push(`url|${url}|${v}`);
+      continue;
+    }
+    const names = rule.resourceNames === undefined ? [""] : rule.resourceNames.map((n) => `|${n}`);
+    assert.notDeepEqual(names, [], "an empty resourceNames list would mean every name");
+    for (const g of rule.apiGroups ?? []) {
+      for (const r of rule.resources ?? []) {
+        for (const v of rule.verbs) for (const n of names) out.push(`${g}|${r}|${v}${n}`);
+      }
     }
   }
   return out.sort();
@@ -88,29 +101,86 @@ Deno.test("the ClusterRole grants exactly the verbs the controller sends: no wil
   assert.equal(got.some((r) => r.includes("*") || r.includes("secrets")), false);
 });
 
-Deno.test("leader election gets leases get/create/update in its own namespace only", () => {
+Deno.test("leader election gets leases create in its own namespace, and get/update of its one Lease by name", () => {
   const role = one("Role");
   assert.equal(role.metadata?.namespace, NS);
   assert.deepEqual(flatten(dig(role, "rules")), [
+    // RBAC cannot limit create by name: the object does not exist yet.
     "coordination.k8s.io|leases|create",
-    "coordination.k8s.io|leases|get",
-    "coordination.k8s.io|leases|update",
+    "coordination.k8s.io|leases|get|kubeloop-sample-controller",
+    "coordination.k8s.io|leases|update|kubeloop-sample-controller",
   ]);
-  assert.equal(installed.filter((o) => o.kind === "ClusterRole").length, 1);
+  const args = dig(one("Deployment", SA), "spec", "template", "spec", "containers", 0, "args") as string[];
+  const id = args.find((a) => a.startsWith("--leader-election-id="));
+  assert.equal(id, undefined, "the Deployment uses the default Lease name");
+  assert.equal(defaultFlags().leaderElectionId, "kubeloop-sample-controller");
+  assert.deepEqual(installed.filter((o) => o.kind === "Role").length, 1);
 });
 
-Deno.test("both bindings bind the controller's ServiceAccount to the matching role", () => {
-  for (
-    const [bindingKind, roleKind] of [["ClusterRoleBinding", "ClusterRole"], ["RoleBinding", "Role"]] as const
-  ) {
-    const binding = one(bindingKind);
+Deno.test("every binding binds the controller's ServiceAccount to a role of this project; the reader role is not bound", () => {
+  const bindings = installed.filter((o) => o.kind === "ClusterRoleBinding" || o.kind === "RoleBinding");
+  assert.deepEqual(bindings.map((b) => `${b.kind}/${b.metadata?.name}`).sort(), [
+    "ClusterRoleBinding/kubeloop-sample-controller",
+    "ClusterRoleBinding/kubeloop-sample-controller-metrics-auth",
+    "RoleBinding/kubeloop-sample-controller-leader-election",
+  ]);
+  for (const binding of bindings) {
+    const roleKind = binding.kind === "RoleBinding" ? "Role" : "ClusterRole";
     assert.deepEqual(dig(binding, "roleRef"), {
       apiGroup: "rbac.authorization.k8s.io",
       kind: roleKind,
-      name: one(roleKind).metadata?.name,
+      name: binding.metadata?.name,
     });
+    one(roleKind, binding.metadata?.name);
     assert.deepEqual(dig(binding, "subjects"), [{ kind: "ServiceAccount", name: SA, namespace: NS }]);
   }
+  const reader = `${SA}-metrics-reader`;
+  assert.equal(
+    bindings.some((b) => dig(b, "roleRef", "name") === reader),
+    false,
+    "scrapers are bound by the user",
+  );
+});
+
+Deno.test("secure metrics RBAC: the controller may create TokenReviews and SubjectAccessReviews, nothing more", () => {
+  assert.deepEqual(flatten(dig(one("ClusterRole", `${SA}-metrics-auth`), "rules")), [
+    "authentication.k8s.io|tokenreviews|create",
+    "authorization.k8s.io|subjectaccessreviews|create",
+  ]);
+  assert.deepEqual(flatten(dig(one("ClusterRole", `${SA}-metrics-reader`), "rules")), ["url|/metrics|get"]);
+  assert.equal(installed.filter((o) => o.kind === "ClusterRole").length, 3);
+});
+
+Deno.test("metrics are HTTPS on 8443 behind a Service, and a NetworkPolicy admits only the metrics and health ports", () => {
+  const dep = one("Deployment", SA);
+  const c = dig(dep, "spec", "template", "spec", "containers", 0);
+  const args = c.args as string[];
+  assert.ok(args.includes("--metrics-secure"));
+  assert.equal(args.some((a) => a.startsWith("--metrics-secure=") && a !== "--metrics-secure=true"), false);
+  const podLabels = dig(dep, "spec", "template", "metadata", "labels");
+  const service = one("Service", `${SA}-metrics`);
+  assert.deepEqual(dig(service, "spec", "ports"), [{
+    name: "https",
+    port: 8443,
+    targetPort: "metrics",
+    protocol: "TCP",
+  }]);
+  const selects = (selector: Record<string, string>) =>
+    Object.entries(selector).every(([k, v]) => podLabels[k] === v) && Object.keys(selector).length > 0;
+  assert.ok(selects(dig(service, "spec", "selector")), "the Service selects the controller pods");
+  const policy = one("NetworkPolicy", SA);
+  assert.ok(
+    selects(dig(policy, "spec", "podSelector", "matchLabels")),
+    "the policy selects the controller pods",
+  );
+  assert.deepEqual(dig(policy, "spec", "policyTypes"), ["Ingress"]);
+  const admitted =
+    (dig(policy, "spec", "ingress") as { ports: { port: number; protocol: string }[]; from?: unknown }[])
+      .flatMap((rule) => rule.ports.map((p) => `${p.port}/${p.protocol}`)).sort();
+  const containerPorts = (c.ports as { containerPort: number; protocol: string }[])
+    .map((p) => `${p.containerPort}/${p.protocol}`).sort();
+  assert.deepEqual(admitted, ["8081/TCP", "8443/TCP"]);
+  assert.deepEqual(admitted, containerPorts, "exactly the ports the container declares");
 });
 
 Deno.test("the controller Deployment runs 2 replicas with leader election, as the ServiceAccount", () => {
@@ -140,12 +210,12 @@ Deno.test("the controller container is locked down: non-root 65532, read-only ro
   assert.equal(sc.privileged, undefined);
 });
 
-Deno.test("probes hit /healthz and /readyz on 8081, metrics on 8080, and resources are bounded", () => {
+Deno.test("probes hit /healthz and /readyz on 8081, metrics on 8443, and resources are bounded", () => {
   const c = dig(one("Deployment", SA), "spec", "template", "spec", "containers", 0);
   const ports = Object.fromEntries(
     (c.ports as { name: string; containerPort: number }[]).map((p) => [p.name, p.containerPort]),
   );
-  assert.deepEqual(ports, { metrics: 8080, health: 8081 });
+  assert.deepEqual(ports, { metrics: 8443, health: 8081 });
   assert.equal(c.livenessProbe.httpGet.path, "/healthz");
   assert.equal(c.readinessProbe.httpGet.path, "/readyz");
   for (const probe of [c.livenessProbe, c.readinessProbe]) {
@@ -153,7 +223,7 @@ Deno.test("probes hit /healthz and /readyz on 8081, metrics on 8080, and resourc
   }
   const args = c.args as string[];
   assert.ok(args.includes("--health-probe-bind-address=:8081"));
-  assert.ok(args.includes("--metrics-bind-address=:8080"));
+  assert.ok(args.includes("--metrics-bind-address=:8443"));
   for (const kind of ["requests", "limits"]) {
     assert.ok(c.resources[kind].cpu, `${kind}.cpu`);
     assert.ok(c.resources[kind].memory, `${kind}.memory`);

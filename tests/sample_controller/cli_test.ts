@@ -47,10 +47,32 @@ Deno.test("a bad flag exits 2 with one stderr line naming it, and nothing runs",
 Deno.test("the parsed flags reach the runner, and a clean return exits 0", async () => {
   let seen: ControllerFlags | undefined;
   const h = harness((flags) => Promise.resolve(void (seen = flags)));
-  assert.equal(await cli(["-kubeconfig=/k", "--workers", "4", "--log-level=debug"], h.options), 0);
+  assert.equal(await cli(["-kubeconfig=/k", "--workers", "4"], h.options), 0);
   assert.equal(seen?.kubeconfig, "/k");
   assert.equal(seen?.workers, 4);
-  assert.ok(h.logs.some((l) => l["level"] === "debug" || l["msg"] === "Starting"));
+  assert.deepEqual(h.logs.map((l) => l["msg"]), ["Starting", "Stopped"]);
+});
+
+Deno.test("--log-level sets the runner's logger level: debug lines appear with debug, not with the default", async () => {
+  const probe: CliOptions["run"] = (_flags, { logger }) => {
+    logger.debug("probe at debug");
+    logger.info("probe at info");
+    return Promise.resolve();
+  };
+  const verbose = harness(probe);
+  assert.equal(await cli(["--log-level=debug"], verbose.options), 0);
+  assert.deepEqual(
+    verbose.logs.filter((l) => String(l["msg"]).startsWith("probe")).map((l) => [l["level"], l["msg"]]),
+    [["debug", "probe at debug"], ["info", "probe at info"]],
+  );
+  const quiet = harness(probe);
+  assert.equal(await cli([], quiet.options), 0);
+  assert.deepEqual(quiet.logs.filter((l) => String(l["msg"]).startsWith("probe")).map((l) => l["msg"]), [
+    "probe at info",
+  ]);
+  const klog = harness(probe);
+  assert.equal(await cli(["-v=4"], klog.options), 0, "upstream's klog -v 4 means debug");
+  assert.ok(klog.logs.some((l) => l["msg"] === "probe at debug"));
 });
 
 Deno.test("a ConfigError exits 2 and logs its message", async () => {

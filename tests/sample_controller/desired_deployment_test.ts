@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { desiredDeployment, fooControllerRef } from "../../lib/sample_controller/desired_deployment.ts";
+import { desiredDeployment } from "../../lib/sample_controller/desired_deployment.ts";
 import { makeFoo } from "./fakes.ts";
 
 Deno.test("the desired Deployment has upstream's exact shape plus our apply identity", () => {
@@ -47,6 +47,6 @@ Deno.test("the label maps are separate objects, so mutating one cannot corrupt t
 Deno.test("building a Deployment for a Foo without a name, uid or deploymentName is a TypeError", () => {
   const noUid = makeFoo();
   delete noUid.metadata.uid;
-  assert.throws(() => fooControllerRef(noUid), TypeError);
+  assert.throws(() => desiredDeployment(noUid), TypeError);
   assert.throws(() => desiredDeployment(makeFoo({ deploymentName: "" })), TypeError);
 });

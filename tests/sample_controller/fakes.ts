@@ -2,6 +2,7 @@ import type { KubeObject, ResourceRef } from "../../lib/client/types.ts";
 import type {
   ApplyClient,
   ApplyPatchOptions,
+  CreateOptions,
   DeploymentReader,
   FooEvent,
   FooEventRecorder,
@@ -41,26 +42,51 @@ export class FakeDeployments extends FakeStore<Deployment> implements Deployment
   }
 }
 
-/** One recorded patch call. */
+/** One recorded write: a patch (server-side apply) or a create (POST). */
 export interface PatchCall {
+  verb: "patch" | "create";
   ref: ResourceRef;
   name: string;
   body: unknown;
-  options: ApplyPatchOptions;
+  options: ApplyPatchOptions | CreateOptions;
 }
 
-/** Records patches; answers Deployment applies with the body plus a status, like a server would. */
+/** Records writes; answers Deployment writes with the body plus a status, like a server would. */
 export class FakeApplyClient implements ApplyClient {
   readonly calls: PatchCall[] = [];
   availableReplicas = 0;
   failWith: Error | undefined;
+  /** Makes creates fail with this error (e.g. AlreadyExists). */
+  createFailsWith: Error | undefined;
   patch<T extends KubeObject>(
     ref: ResourceRef,
     name: string,
     body: unknown,
     options: ApplyPatchOptions,
   ): Promise<T> {
-    this.calls.push({ ref, name, body: structuredClone(body), options });
+    return this.#write("patch", ref, name, body, options);
+  }
+  create<T extends KubeObject>(ref: ResourceRef, obj: T, options: CreateOptions): Promise<T> {
+    if (this.createFailsWith) {
+      this.calls.push({
+        verb: "create",
+        ref,
+        name: obj.metadata.name ?? "",
+        body: structuredClone(obj),
+        options,
+      });
+      return Promise.reject(this.createFailsWith);
+    }
+    return this.#write("create", ref, obj.metadata.name ?? "", obj, options);
+  }
+  #write<T extends KubeObject>(
+    verb: "patch" | "create",
+    ref: ResourceRef,
+    name: string,
+    body: unknown,
+    options: ApplyPatchOptions | CreateOptions,
+  ): Promise<T> {
+    this.calls.push({ verb, ref, name, body: structuredClone(body), options });
     if (this.failWith) return Promise.reject(this.failWith);
     const obj = structuredClone(body) as T;
     if (ref.plural === "deployments") {
@@ -70,7 +96,10 @@ export class FakeApplyClient implements ApplyClient {
   }
   /** Calls to the given plural (and subresource, if any). */
   callsTo(plural: string, subresource?: string): PatchCall[] {
-    return this.calls.filter((c) => c.ref.plural === plural && c.options.subresource === subresource);
+    return this.calls.filter((c) =>
+      c.ref.plural === plural &&
+      ("subresource" in c.options ? c.options.subresource : undefined) === subresource
+    );
   }
 }
 

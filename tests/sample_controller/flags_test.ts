@@ -23,7 +23,10 @@ Deno.test("no arguments gives the documented defaults", () => {
     workers: 2,
     leaderElect: false,
     leaderElectionId: "kubeloop-sample-controller",
-    metricsBindAddress: ":8080",
+    metricsBindAddress: ":8443",
+    metricsSecure: true,
+    metricsCertName: "tls.crt",
+    metricsCertKey: "tls.key",
     healthProbeBindAddress: ":8081",
     logLevel: "info",
     logFormat: "json",
@@ -42,6 +45,10 @@ Deno.test("every flag is parsed in the --name=value form", () => {
       "--leader-election-id=my-lease",
       "--leader-election-namespace=ops",
       "--metrics-bind-address=127.0.0.1:9090",
+      "--metrics-secure=false",
+      "--metrics-cert-path=/certs",
+      "--metrics-cert-name=serving.crt",
+      "--metrics-cert-key=serving.key",
       "--health-probe-bind-address=0",
       "--kube-api-qps=20.5",
       "--kube-api-burst=40",
@@ -58,6 +65,10 @@ Deno.test("every flag is parsed in the --name=value form", () => {
       leaderElectionId: "my-lease",
       leaderElectionNamespace: "ops",
       metricsBindAddress: "127.0.0.1:9090",
+      metricsSecure: false,
+      metricsCertPath: "/certs",
+      metricsCertName: "serving.crt",
+      metricsCertKey: "serving.key",
       healthProbeBindAddress: "0",
       kubeApiQps: 20.5,
       kubeApiBurst: 40,
@@ -180,6 +191,10 @@ Deno.test("the usage text lists every flag once", () => {
       "leader-election-id",
       "leader-election-namespace",
       "metrics-bind-address",
+      "metrics-secure",
+      "metrics-cert-path",
+      "metrics-cert-name",
+      "metrics-cert-key",
       "health-probe-bind-address",
       "kube-api-qps",
       "kube-api-burst",
@@ -195,4 +210,12 @@ Deno.test("the usage text lists every flag once", () => {
       name,
     );
   }
+});
+
+Deno.test("metrics certificate file names must stay inside --metrics-cert-path", () => {
+  rejects(["--metrics-cert-name=../../etc/passwd"], "--metrics-cert-name", /file name inside/);
+  rejects(["--metrics-cert-key=a/b"], "--metrics-cert-key", /file name inside/);
+  rejects(["--metrics-cert-path="], "--metrics-cert-path", /must not be empty/);
+  assert.equal(run("--metrics-secure").metricsSecure, true);
+  assert.equal(run("-metrics-secure=f").metricsSecure, false);
 });

@@ -3,7 +3,11 @@ import { ApiError } from "../../lib/client/api_error.ts";
 import { desiredDeployment } from "../../lib/sample_controller/desired_deployment.ts";
 import { reconcileFoo, ResourceExistsError } from "../../lib/sample_controller/reconcile.ts";
 import type { Deployment, Foo, FooStatus } from "../../lib/sample_controller/types.ts";
-import { FakeClock } from "../_util/fake_clock.ts";
+import { FakeClock, flush } from "../_util/fake_clock.ts";
+import { controller } from "../../lib/controller/mod.ts";
+import { FOOS } from "../../lib/sample_controller/types.ts";
+import { fooTriggers } from "../../lib/sample_controller/triggers.ts";
+import { FakeInformers } from "../controller/fake_informers.ts";
 import { FakeApplyClient, FakeDeployments, FakeRecorder, FakeStore, makeFoo } from "./fakes.ts";
 
 const KEY = "ns1/example-foo";
@@ -70,23 +74,18 @@ Deno.test("a Foo being deleted is left to the garbage collector", async () => {
   assert.equal(client.calls.length, 0);
 });
 
-Deno.test("a new Foo gets its Deployment server-side applied, a status and a Synced event", async () => {
+Deno.test("a new Foo gets its Deployment created (POST), a status and a Synced event", async () => {
   const foo = makeFoo({ replicas: 2 });
   const { deps, client, recorder } = setup(foo);
   const signal = new AbortController().signal;
   const result = await reconcileFoo(KEY, deps, { signal });
   assert.deepEqual(result, { kind: "synced", deploymentApplied: true, statusWritten: true, retained: [] });
-  const [apply] = client.callsTo("deployments");
-  assert.ok(apply);
-  assert.equal(apply.name, "example-foo");
-  assert.deepEqual(apply.body, desiredDeployment(foo));
-  assert.deepEqual(apply.options, {
-    type: "apply",
-    namespace: "ns1",
-    fieldManager: "kubeloop-sample-controller",
-    force: true,
-    signal,
-  });
+  const [create] = client.callsTo("deployments");
+  assert.ok(create);
+  assert.equal(create.verb, "create");
+  assert.equal(create.name, "example-foo");
+  assert.deepEqual(create.body, desiredDeployment(foo));
+  assert.deepEqual(create.options, { namespace: "ns1", fieldManager: "kubeloop-sample-controller", signal });
   const statusCalls = client.callsTo("foos", "status");
   assert.equal(statusCalls.length, 1);
   assert.deepEqual(statusCalls[0]?.body, {
@@ -134,8 +133,18 @@ Deno.test("a hand-edited image on our Deployment is restored", async () => {
   const live = liveDeployment(foo, 1);
   live.spec!.template!.spec!.containers = [{ name: "nginx", image: "nginx:1.25" }];
   const { deps, client } = setup(foo, live);
-  await reconcileFoo(KEY, deps);
-  assert.equal(client.callsTo("deployments").length, 1);
+  const result = await reconcileFoo(KEY, deps);
+  assert.equal(result.kind === "synced" && result.deploymentApplied, true);
+  const applies = client.callsTo("deployments");
+  assert.equal(applies.length, 1);
+  const containers = (applies[0]?.body as Deployment).spec?.template?.spec?.containers;
+  assert.deepEqual(containers?.map((c) => [c.name, c.image]), [["nginx", "nginx:latest"]]);
+  const options = applies[0]?.options;
+  assert.equal(
+    options && "force" in options && options.force,
+    true,
+    "forced, so our image wins over the hand edit",
+  );
 });
 
 Deno.test("foreign additions (annotations, a sidecar, extra labels) are not drift and are left alone", async () => {
@@ -290,6 +299,45 @@ Deno.test("an apply failure propagates so the queue retries with backoff", async
     () => reconcileFoo(KEY, deps),
     (e: unknown) => e instanceof ApiError && e.code === 500,
   );
+
+  // The same reconcile run by a controller with the default rate limiter: the rejection requeues the key
+  // after 5 ms, then 10 ms (per-key exponential backoff), and the attempt after the fault clears applies.
+  client.calls.length = 0;
+  const clock = new FakeClock();
+  const informers = new FakeInformers();
+  const attempts: number[] = [];
+  const stop = new AbortController();
+  const c = controller<Foo>(informers, {
+    name: "foo",
+    ...fooTriggers(),
+    clock,
+    reconcile: async (_request, ctx) => {
+      attempts.push(clock.now());
+      // Without backoff this would spin forever inside one turn of the event loop; stop it so the
+      // assertions below can fail instead of the test hanging.
+      if (attempts.length > 10) return void stop.abort();
+      await reconcileFoo(ctx.key, deps);
+    },
+  });
+  informers.get<Foo>(FOOS).add(foo);
+  informers.syncAll();
+  const done = c.run({ signal: stop.signal });
+  await flush();
+  const start = attempts[0] ?? Number.NaN;
+  assert.equal(attempts.length, 1, "the first attempt");
+  await clock.advance(4);
+  assert.equal(attempts.length, 1, "no retry before the 5 ms backoff");
+  await clock.advance(1);
+  assert.deepEqual(attempts.map((at) => at - start), [0, 5], "retried after 5 ms");
+  client.failWith = undefined;
+  await clock.advance(9);
+  assert.equal(attempts.length, 2, "the second backoff is 10 ms");
+  await clock.advance(1);
+  assert.deepEqual(attempts.map((at) => at - start), [0, 5, 15]);
+  assert.equal(client.callsTo("deployments").length, 3, "each attempt applied; the third succeeded");
+  assert.equal(c.queue.numRequeues(KEY), 0, "success forgets the backoff");
+  stop.abort();
+  await done;
 });
 
 Deno.test("a Foo without spec.replicas reports readiness against the Deployment's replicas", async () => {
@@ -303,4 +351,44 @@ Deno.test("a Foo without spec.replicas reports readiness against the Deployment'
   const status = (client.calls[0]?.body as Foo).status;
   assert.equal(status?.conditions?.[0]?.status, "True");
   assert.equal(status?.availableReplicas, 3);
+});
+
+Deno.test("a Deployment the cache has not seen is never force-applied: create answers AlreadyExists, the sync requeues, nothing else is written", async () => {
+  // Someone else's Deployment of that name exists on the server; our informer has not delivered it yet.
+  const foo = makeFoo();
+  const { deps, client, recorder } = setup(foo);
+  client.createFailsWith = new ApiError({
+    code: 409,
+    reason: "AlreadyExists",
+    message: 'deployments.apps "example-foo" already exists',
+  });
+  assert.deepEqual(await reconcileFoo(KEY, deps), { kind: "notCached", deployment: "ns1/example-foo" });
+  assert.deepEqual(client.calls.map((c) => `${c.verb} ${c.ref.plural}`), ["create deployments"]);
+  assert.equal(client.calls.some((c) => "force" in c.options), false, "no apply, forced or not");
+  assert.deepEqual(recorder.events, [], "no event and no status until the cache shows whose it is");
+});
+
+Deno.test("only a Deployment this Foo controls is ever applied, and then with force", async () => {
+  const foo = makeFoo({ replicas: 3 });
+  const ours = liveDeployment(makeFoo({ replicas: 1 }), 1);
+  const { deps, client } = setup(foo, ours);
+  await reconcileFoo(KEY, deps);
+  const [apply] = client.callsTo("deployments");
+  assert.equal(apply?.verb, "patch");
+  assert.deepEqual(apply?.options, {
+    type: "apply",
+    force: true,
+    namespace: "ns1",
+    fieldManager: "kubeloop-sample-controller",
+  });
+});
+
+Deno.test("a create failure other than AlreadyExists propagates so the queue retries with backoff", async () => {
+  const foo = makeFoo();
+  const { deps, client } = setup(foo);
+  client.createFailsWith = new ApiError({ code: 403, reason: "Forbidden", message: "no" });
+  await assert.rejects(
+    () => reconcileFoo(KEY, deps),
+    (e: unknown) => e instanceof ApiError && e.code === 403,
+  );
 });

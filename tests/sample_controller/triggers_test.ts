@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
 import type { KubeObject } from "../../lib/client/types.ts";
 import { controller, type Request } from "../../lib/controller/mod.ts";
-import { containsFields } from "../../lib/sample_controller/drift.ts";
-import { isControlledBy } from "../../lib/sample_controller/ownership.ts";
+import { containsFields, isControlledBy } from "../../lib/controller/mod.ts";
 import { fooTriggers, fooUpdateNeedsSync } from "../../lib/sample_controller/triggers.ts";
-import { DEPLOYMENTS, type Foo, FOOS } from "../../lib/sample_controller/types.ts";
+import { DEPLOYMENTS } from "../../lib/client/mod.ts";
+import { type Foo, FOOS } from "../../lib/sample_controller/types.ts";
 import { FakeClock, flush } from "../_util/fake_clock.ts";
 import { FakeInformers } from "../controller/fake_informers.ts";
 import { makeFoo } from "./fakes.ts";
@@ -45,7 +45,7 @@ async function wired(...foos: Foo[]) {
   await flush();
   return {
     foos: fooInformer,
-    deployments: informers.get(DEPLOYMENTS),
+    deployments: informers.get<KubeObject>(DEPLOYMENTS),
     synced: async () => {
       await flush();
       return reconciled.splice(0).sort();

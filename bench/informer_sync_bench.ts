@@ -5,10 +5,11 @@
  * Informer over N ConfigMaps (bench/peers/configmaps.ts) and waits for `ready()` with all N cached;
  * the groups compare the initial-list strategies.
  *
- *   deno bench --allow-all bench/informer_sync.ts            # N=2000; KUBELOOP_BENCH_N=10000 for more
+ *   deno task bench                                              # all benches, this one included
+ *   deno bench --allow-all bench/informer_sync_bench.ts         # N=2000; KUBELOOP_BENCH_N=10000 for more
  *
- * It starts the control plane (tests/_util/testenv.ts), so without --allow-run (as in `deno task bench`)
- * it registers one ignored bench and does nothing.
+ * It starts the control plane (tests/_util/testenv.ts; the first run builds it), so it needs
+ * --allow-all; without --allow-run it registers one ignored bench and does nothing.
  */
 import type { InitialListMode } from "../lib/watch/mod.ts";
 import type { KubeObject } from "../lib/client/mod.ts";

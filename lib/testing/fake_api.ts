@@ -1,0 +1,622 @@
+import { ApiError } from "../client/api_error.ts";
+import type { DeleteOptions, ObjectOptions, PatchOptions, WriteOptions } from "../client/client_options.ts";
+import type { ResourceClient } from "../client/resource_client.ts";
+import type {
+  KubeObject,
+  ListOptions,
+  ObjectList,
+  ResourceRef,
+  Status,
+  WatchOptions,
+} from "../client/types.ts";
+import { apiVersionOf } from "../resources/api_version.ts";
+import { type Clock, systemClock } from "../time/clock.ts";
+import type { ListWatcher } from "../watch/list_watcher.ts";
+import {
+  appliedPaths,
+  applyConfiguration,
+  applyJsonPatch,
+  applyMergePatch,
+  removePaths,
+} from "./_patches.ts";
+import { type Change, FakeWatch, partialMetadata, scopeMatcher } from "./_fake_watch.ts";
+
+/** The calls FakeApi serves, as named in {@linkcode FakeRequest} and {@linkcode FakeFault}. */
+export type FakeVerb = "get" | "list" | "create" | "update" | "patch" | "delete" | "watch";
+
+/** One call FakeApi received (also the failed ones). */
+export interface FakeRequest {
+  /** The call. */
+  readonly verb: FakeVerb;
+  /** Plural resource name, e.g. "configmaps". */
+  readonly resource: string;
+  /** The namespace, for namespaced calls. */
+  readonly namespace?: string;
+  /** The object name, for calls on one object. */
+  readonly name?: string;
+  /** "status" for status writes. */
+  readonly subresource?: string;
+  /** The patch type of a patch. */
+  readonly patchType?: string;
+}
+
+/** An error FakeApi answers instead of serving matching calls. */
+export interface FakeFault {
+  /**
+   * Only this call.
+   * @default {every call}
+   */
+  readonly verb?: FakeVerb;
+  /**
+   * Only this resource (plural, e.g. "configmaps").
+   * @default {every resource}
+   */
+  readonly resource?: string;
+  /**
+   * Only calls on this object name.
+   * @default {any name}
+   */
+  readonly name?: string;
+  /**
+   * How many matching calls fail; then the fault is gone.
+   * @default {1}
+   */
+  readonly times?: number;
+  /** What the call rejects with, e.g. `new ApiError({ code: 409, reason: "Conflict" })`. */
+  readonly error: Error;
+}
+
+/** Options of {@linkcode FakeApi}. */
+export interface FakeApiOptions {
+  /**
+   * The namespace of namespaced calls that name none (a KubeClient's default namespace).
+   * @default {"default"}
+   */
+  readonly namespace?: string;
+  /**
+   * Source of creationTimestamp and deletionTimestamp.
+   * @default {systemClock}
+   */
+  readonly clock?: Clock;
+  /**
+   * Delete objects whose owners are all gone, like the garbage collector's background deletion.
+   * @default {true}
+   */
+  readonly garbageCollection?: boolean;
+}
+
+interface Resource {
+  readonly ref: ResourceRef;
+  readonly objects: Map<string, KubeObject>;
+}
+
+/**
+ * An in-memory Kubernetes API for unit tests: implements {@linkcode ResourceClient} (what a reconciler uses)
+ * and `ListWatcher` (what informers use), so a controller runs unchanged against it, without a network.
+ *
+ * What it does like the API server: one global resourceVersion counter; uid, creationTimestamp and
+ * generation (bumped when anything but metadata and status changes); 404 NotFound, 409 AlreadyExists, 409
+ * Conflict for a stale `metadata.resourceVersion` on replace or patch; status written only through the
+ * status subresource (main-resource writes keep it, and create drops it); deletion waits for finalizers
+ * (deletionTimestamp set, then removal when the last finalizer goes); background garbage collection of
+ * dependents; label selectors (`=`, `!=`, `in`, `notin`, exists) and `metadata.name` / `metadata.namespace`
+ * field selectors; metadata-only lists and watches; paged lists; watches from a resourceVersion (replayed from history, 410 Expired after
+ * `compact()`), with synthetic ADDED events from "0" and streaming lists (`sendInitialEvents`).
+ *
+ * What it approximates: merge and strategic-merge patches are both RFC 7396 merge patches; server-side
+ * apply merges the body into the object (maps recursively, lists of named items by name) and removes the
+ * fields the same field manager applied before and leaves out now, but does not detect conflicts between
+ * managers (every apply acts as forced) nor give fields to writers of other patch types; no admission,
+ * defaulting or schema validation; no bookmarks besides the streaming list's.
+ *
+ * Inject failures with {@linkcode FakeApi.fail}; inspect calls with `requests` and objects with `objects`.
+ */
+export class FakeApi implements ResourceClient, ListWatcher {
+  /** Every call received, in order. */
+  readonly requests: FakeRequest[] = [];
+  readonly #namespace: string;
+  readonly #clock: Clock;
+  readonly #gc: boolean;
+  readonly #resources = new Map<string, Resource>();
+  readonly #history: Change[] = [];
+  readonly #watches = new Set<FakeWatch>();
+  #faults: { fault: FakeFault; left: number }[] = [];
+  /** Per object uid, per field manager: the fields its last apply set (see appliedPaths). */
+  readonly #applied = new Map<string, Map<string, string[]>>();
+  #rv = 1000;
+  #compactedRv = 1000;
+
+  /** An empty API. */
+  constructor(options: FakeApiOptions = {}) {
+    this.#namespace = options.namespace ?? "default";
+    this.#clock = options.clock ?? systemClock;
+    this.#gc = options.garbageCollection ?? true;
+  }
+
+  /** The current resourceVersion (of the last write). */
+  get resourceVersion(): string {
+    return String(this.#rv);
+  }
+
+  /** Makes matching calls reject with `fault.error` (`fault.times` times, once by default). */
+  fail(fault: FakeFault): void {
+    this.#faults.push({ fault, left: fault.times ?? 1 });
+  }
+
+  /**
+   * Stores `objects` as they are (status included), filling in uid, resourceVersion, creationTimestamp,
+   * generation and the default namespace where missing; watches see them as ADDED. For test fixtures.
+   */
+  seed<T extends KubeObject>(ref: ResourceRef<T>, ...objects: T[]): T[] {
+    return objects.map((obj) => {
+      const namespace = ref.namespaced ? obj.metadata.namespace ?? this.#namespace : undefined;
+      const stored = this.#stamp(ref, structuredClone(obj), namespace);
+      this.#put(ref, stored, undefined);
+      return structuredClone(stored) as T;
+    });
+  }
+
+  /** Copies of the stored `ref` objects (in `namespace`, or all), sorted by namespace and name. */
+  objects<T extends KubeObject>(ref: ResourceRef<T>, namespace?: string): T[] {
+    return [...this.#resource(ref).objects.values()]
+      .filter((o) => namespace === undefined || o.metadata.namespace === namespace)
+      .sort((a, b) => keyOf(a).localeCompare(keyOf(b)))
+      .map((o) => structuredClone(o) as T);
+  }
+
+  /** A copy of one stored object, or undefined. */
+  object<T extends KubeObject>(ref: ResourceRef<T>, name: string, namespace?: string): T | undefined {
+    const found = this.#resource(ref).objects.get(key(name, this.#ns(ref, namespace)));
+    return found ? structuredClone(found) as T : undefined;
+  }
+
+  /** Forgets the change history: watches from an older resourceVersion get 410 Expired (and relist). */
+  compact(): void {
+    this.#history.length = 0;
+    this.#compactedRv = this.#rv;
+  }
+
+  /** Ends every open watch cleanly, as the server does when `timeoutSeconds` passes. */
+  closeWatches(): void {
+    for (const watch of [...this.#watches]) watch.close();
+  }
+
+  /** Number of open watches. */
+  get openWatches(): number {
+    return this.#watches.size;
+  }
+
+  get<T extends KubeObject = KubeObject>(
+    ref: ResourceRef<T>,
+    name: string,
+    options: ObjectOptions = {},
+  ): Promise<T> {
+    return this.#serve(() => {
+      const namespace = this.#ns(ref, options.namespace);
+      this.#record("get", ref, namespace, name);
+      return structuredClone(this.#existing(ref, name, namespace)) as T;
+    });
+  }
+
+  list<T extends KubeObject = KubeObject>(
+    ref: ResourceRef<T>,
+    options: ListOptions = {},
+  ): Promise<ObjectList<T>> {
+    return this.#serve(() => {
+      const namespace = ref.namespaced ? options.namespace : undefined;
+      this.#record("list", ref, namespace);
+      const matches = scopeMatcher({ ...options, ...(namespace === undefined ? {} : { namespace }) });
+      const all = [...this.#resource(ref).objects.values()].filter(matches).sort((a, b) =>
+        keyOf(a).localeCompare(keyOf(b))
+      );
+      const start = options.continue ? Number(atob(options.continue)) : 0;
+      const end = options.limit ? start + options.limit : all.length;
+      const project = options.metadataOnly ? partialMetadata : (o: KubeObject) => o;
+      const items = all.slice(start, end).map((o) => structuredClone(project(o)) as T);
+      const more = end < all.length;
+      return {
+        apiVersion: apiVersionOf(ref),
+        kind: `${ref.kind}List`,
+        metadata: {
+          resourceVersion: this.resourceVersion,
+          ...(more ? { continue: btoa(String(end)), remainingItemCount: all.length - end } : {}),
+        },
+        items,
+      };
+    });
+  }
+
+  create<T extends KubeObject = KubeObject>(
+    ref: ResourceRef<T>,
+    obj: T,
+    options: WriteOptions = {},
+  ): Promise<T> {
+    return this.#serve(() => {
+      const namespace = this.#ns(ref, options.namespace ?? obj.metadata.namespace);
+      const name = obj.metadata.name ?? generated(obj.metadata.generateName);
+      this.#record("create", ref, namespace, name);
+      if (!name) throw invalid(ref, "", "metadata.name or metadata.generateName is required");
+      if (this.#resource(ref).objects.has(key(name, namespace))) {
+        throw apiError(409, "AlreadyExists", `${ref.plural} "${name}" already exists`, ref, name);
+      }
+      const { status: _dropped, ...rest }: KubeObject = structuredClone(obj);
+      const stored = this.#stamp(
+        ref,
+        { ...rest, metadata: { ...rest.metadata, name } } as KubeObject,
+        namespace,
+      );
+      if (!options.dryRun) this.#put(ref, stored, undefined);
+      return structuredClone(stored) as T;
+    });
+  }
+
+  replace<T extends KubeObject = KubeObject>(
+    ref: ResourceRef<T>,
+    obj: T,
+    options: WriteOptions = {},
+  ): Promise<T> {
+    return this.#serve(() => this.#update(ref, obj, options, undefined) as T);
+  }
+
+  replaceStatus<T extends KubeObject = KubeObject>(
+    ref: ResourceRef<T>,
+    obj: T,
+    options: WriteOptions = {},
+  ): Promise<T> {
+    return this.#serve(() => this.#update(ref, obj, options, "status") as T);
+  }
+
+  patch<T extends KubeObject = KubeObject>(
+    ref: ResourceRef<T>,
+    name: string,
+    patch: unknown,
+    options: PatchOptions,
+  ): Promise<T> {
+    return this.#serve(() => {
+      const namespace = this.#ns(ref, options.namespace);
+      this.#record("patch", ref, namespace, name, {
+        ...(options.subresource ? { subresource: options.subresource } : {}),
+        patchType: options.type,
+      });
+      if (options.type === "apply" && !options.fieldManager) {
+        throw new TypeError("Server-side apply needs a fieldManager");
+      }
+      const current = this.#resource(ref).objects.get(key(name, namespace));
+      if (!current) {
+        if (options.type !== "apply" || options.subresource) throw notFound(ref, name);
+        const created = applyConfiguration({}, patch) as KubeObject;
+        const { status: _dropped, ...rest } = created;
+        const stored = this.#stamp(
+          ref,
+          { ...rest, metadata: { ...rest.metadata, name } } as KubeObject,
+          namespace,
+        );
+        if (!options.dryRun) {
+          this.#put(ref, stored, undefined);
+          this.#applied.set(stored.metadata.uid!, new Map([[options.fieldManager!, appliedPaths(patch)]]));
+        }
+        return structuredClone(stored) as T;
+      }
+      let next: KubeObject;
+      try {
+        next = (options.type === "json"
+          ? applyJsonPatch(current, patch)
+          : options.type === "apply"
+          ? this.#applyAs(options.fieldManager!, current, patch, options.dryRun ?? false)
+          : applyMergePatch(current, patch)) as KubeObject;
+      } catch (error) {
+        if (error instanceof RangeError) throw invalid(ref, name, error.message);
+        throw error;
+      }
+      const expected = (patch as { metadata?: { resourceVersion?: unknown } } | null)?.metadata
+        ?.resourceVersion;
+      if (typeof expected === "string" && expected !== current.metadata.resourceVersion) {
+        throw conflict(ref, name);
+      }
+      return this.#commit(ref, current, next, options.subresource, options.dryRun ?? false) as T;
+    });
+  }
+
+  delete(ref: ResourceRef, name: string, options: DeleteOptions = {}): Promise<void> {
+    return this.#serve(() => {
+      const namespace = this.#ns(ref, options.namespace);
+      this.#record("delete", ref, namespace, name);
+      const current = this.#existing(ref, name, namespace);
+      const pre = options.preconditions;
+      if (
+        (pre?.uid !== undefined && pre.uid !== current.metadata.uid) ||
+        (pre?.resourceVersion !== undefined && pre.resourceVersion !== current.metadata.resourceVersion)
+      ) {
+        throw conflict(ref, name);
+      }
+      if (!options.dryRun) this.#delete(ref, current);
+    });
+  }
+
+  watch(ref: ResourceRef, options: WatchOptions): Promise<ReadableStream<Uint8Array>> {
+    return this.#serve(() => {
+      const namespace = ref.namespaced ? options.namespace : undefined;
+      this.#record("watch", ref, namespace);
+      const resource = resourceKey(ref);
+      const from = options.resourceVersion;
+      if (from !== undefined && from !== "" && from !== "0" && Number(from) < this.#compactedRv) {
+        throw apiError(410, "Expired", `too old resource version: ${from} (${this.#compactedRv})`, ref, "");
+      }
+      const scope = { ...options, ...(namespace === undefined ? {} : { namespace }) };
+      const watch: FakeWatch = new FakeWatch(resource, scope, () => this.#watches.delete(watch));
+      const current = [...this.#resource(ref).objects.values()].filter((o) => watch.matches(o));
+      if (options.sendInitialEvents) {
+        for (const obj of current) watch.send("ADDED", obj);
+        watch.send("BOOKMARK", {
+          apiVersion: apiVersionOf(ref),
+          kind: ref.kind,
+          metadata: {
+            resourceVersion: this.resourceVersion,
+            annotations: { "k8s.io/initial-events-end": "true" },
+          },
+        });
+      } else if (from === undefined || from === "" || from === "0") {
+        for (const obj of current) watch.send("ADDED", obj);
+      } else {
+        for (const change of this.#history) if (change.rv > Number(from)) watch.deliver(change);
+      }
+      this.#watches.add(watch);
+      return watch.stream;
+    });
+  }
+
+  /** `current` with `config` applied by `manager`: the fields it applied before and left out now removed. */
+  #applyAs(manager: string, current: KubeObject, config: unknown, dryRun: boolean): KubeObject {
+    const uid = current.metadata.uid ?? "";
+    const byManager = this.#applied.get(uid) ?? new Map<string, string[]>();
+    const now = appliedPaths(config);
+    const dropped = (byManager.get(manager) ?? []).filter((p) => !now.includes(p));
+    const next = applyConfiguration(current, config) as KubeObject;
+    removePaths(next, dropped);
+    if (!dryRun) this.#applied.set(uid, byManager.set(manager, now));
+    return next;
+  }
+
+  /** Runs `serve` as an asynchronous call: injected faults first, errors as rejections. */
+  async #serve<R>(serve: () => R): Promise<R> {
+    await Promise.resolve();
+    return serve();
+  }
+
+  #record(
+    verb: FakeVerb,
+    ref: ResourceRef,
+    namespace: string | undefined,
+    name?: string,
+    extra: { subresource?: string; patchType?: string } = {},
+  ): void {
+    const request: FakeRequest = {
+      verb,
+      resource: ref.plural,
+      ...(namespace === undefined ? {} : { namespace }),
+      ...(name === undefined ? {} : { name }),
+      ...extra,
+    };
+    this.requests.push(request);
+    const at = this.#faults.findIndex(({ fault }) =>
+      (fault.verb === undefined || fault.verb === request.verb) &&
+      (fault.resource === undefined || fault.resource === request.resource) &&
+      (fault.name === undefined || fault.name === request.name)
+    );
+    const hit = this.#faults[at];
+    if (!hit) return;
+    if (--hit.left <= 0) this.#faults.splice(at, 1);
+    throw hit.fault.error;
+  }
+
+  #update(
+    ref: ResourceRef,
+    obj: KubeObject,
+    options: WriteOptions,
+    subresource: "status" | undefined,
+  ): KubeObject {
+    const name = obj.metadata.name;
+    if (!name) throw new TypeError("Cannot replace an object without metadata.name");
+    const namespace = this.#ns(ref, options.namespace ?? obj.metadata.namespace);
+    this.#record("update", ref, namespace, name, subresource ? { subresource } : {});
+    const current = this.#existing(ref, name, namespace);
+    const expected = obj.metadata.resourceVersion;
+    if (expected !== undefined && expected !== current.metadata.resourceVersion) throw conflict(ref, name);
+    return this.#commit(ref, current, structuredClone(obj), subresource, options.dryRun ?? false);
+  }
+
+  /** Validates and stores a new version of `current`; returns a copy of what was stored. */
+  #commit(
+    ref: ResourceRef,
+    current: KubeObject,
+    next: KubeObject,
+    subresource: string | undefined,
+    dryRun: boolean,
+  ): KubeObject {
+    const base = subresource === "status"
+      ? { ...structuredClone(current), status: structuredClone(next.status) }
+      : { ...next, status: structuredClone(current.status) };
+    if (base.status === undefined) delete base.status;
+    const m = current.metadata;
+    const metadata = subresource === "status" ? { ...m } : { ...next.metadata };
+    // Identity and server-managed fields cannot be changed by a client.
+    Object.assign(metadata, {
+      name: m.name,
+      uid: m.uid,
+      creationTimestamp: m.creationTimestamp,
+      ...(m.namespace === undefined ? {} : { namespace: m.namespace }),
+      ...(m.deletionTimestamp === undefined ? {} : { deletionTimestamp: m.deletionTimestamp }),
+      generation: (m.generation ?? 1) + (specChanged(current, base) ? 1 : 0),
+    });
+    if (m.deletionTimestamp === undefined) delete metadata.deletionTimestamp;
+    if (m.deletionTimestamp && (metadata.finalizers?.length ?? 0) > (m.finalizers?.length ?? 0)) {
+      const added = (metadata.finalizers ?? []).filter((f) => !(m.finalizers ?? []).includes(f));
+      if (added.length > 0) {
+        throw invalid(ref, m.name ?? "", `no new finalizers can be added if the object is being deleted`);
+      }
+    }
+    const stored = { ...base, metadata } as KubeObject;
+    if (dryRun) return structuredClone(stored);
+    if (sameJson(stored, current)) return structuredClone(current); // a no-op write keeps the version
+    stored.metadata.resourceVersion = String(++this.#rv);
+    if (stored.metadata.deletionTimestamp && (stored.metadata.finalizers?.length ?? 0) === 0) {
+      this.#remove(ref, stored);
+    } else {
+      this.#put(ref, stored, current);
+    }
+    return structuredClone(stored);
+  }
+
+  #delete(ref: ResourceRef, current: KubeObject): void {
+    if ((current.metadata.finalizers?.length ?? 0) > 0) {
+      if (current.metadata.deletionTimestamp) return;
+      const marked = structuredClone(current);
+      marked.metadata.deletionTimestamp = formatTime(this.#clock.now());
+      marked.metadata.resourceVersion = String(++this.#rv);
+      this.#put(ref, marked, current);
+      return;
+    }
+    this.#remove(ref, { ...current, metadata: { ...current.metadata, resourceVersion: String(++this.#rv) } });
+  }
+
+  #remove(ref: ResourceRef, last: KubeObject): void {
+    const resource = this.#resource(ref);
+    resource.objects.delete(keyOf(last));
+    this.#emit({ rv: this.#rv, resource: resourceKey(ref), type: "DELETED", object: last });
+    if (this.#gc && last.metadata.uid) this.#collect(last.metadata.uid);
+  }
+
+  /** Background garbage collection: dependents whose owners are all gone are deleted. */
+  #collect(uid: string): void {
+    const alive = new Set<string>();
+    for (const r of this.#resources.values()) {
+      for (const o of r.objects.values()) if (o.metadata.uid) alive.add(o.metadata.uid);
+    }
+    for (const r of this.#resources.values()) {
+      for (const o of [...r.objects.values()]) {
+        const owners = o.metadata.ownerReferences ?? [];
+        if (owners.some((x) => x.uid === uid) && owners.every((x) => !alive.has(x.uid))) {
+          this.#delete(r.ref, o);
+        }
+      }
+    }
+  }
+
+  #put(ref: ResourceRef, obj: KubeObject, old: KubeObject | undefined): void {
+    this.#resource(ref).objects.set(keyOf(obj), obj);
+    const rv = Number(obj.metadata.resourceVersion);
+    this.#emit({
+      rv,
+      resource: resourceKey(ref),
+      type: old ? "MODIFIED" : "ADDED",
+      object: obj,
+      ...(old ? { old } : {}),
+    });
+  }
+
+  #emit(change: Change): void {
+    this.#history.push(change);
+    for (const watch of this.#watches) watch.deliver(change);
+  }
+
+  /** `obj` with the server-assigned metadata filled in and a new resourceVersion. */
+  #stamp(ref: ResourceRef, obj: KubeObject, namespace: string | undefined): KubeObject {
+    const metadata = {
+      ...obj.metadata,
+      ...(namespace === undefined ? {} : { namespace }),
+      uid: obj.metadata.uid ?? crypto.randomUUID(),
+      creationTimestamp: obj.metadata.creationTimestamp ?? formatTime(this.#clock.now()),
+      generation: obj.metadata.generation ?? 1,
+      resourceVersion: String(++this.#rv),
+    };
+    if (!ref.namespaced) delete metadata.namespace;
+    return { ...obj, apiVersion: obj.apiVersion ?? apiVersionOf(ref), kind: obj.kind ?? ref.kind, metadata };
+  }
+
+  #existing(ref: ResourceRef, name: string, namespace: string | undefined): KubeObject {
+    const found = this.#resource(ref).objects.get(key(name, namespace));
+    if (!found) throw notFound(ref, name);
+    return found;
+  }
+
+  #resource(ref: ResourceRef): Resource {
+    const k = resourceKey(ref);
+    let r = this.#resources.get(k);
+    if (!r) this.#resources.set(k, r = { ref, objects: new Map() });
+    return r;
+  }
+
+  #ns(ref: ResourceRef, namespace: string | undefined): string | undefined {
+    return ref.namespaced ? namespace ?? this.#namespace : undefined;
+  }
+}
+
+function resourceKey(ref: ResourceRef): string {
+  return `${ref.group}/${ref.plural}`;
+}
+
+function key(name: string, namespace: string | undefined): string {
+  return namespace ? `${namespace}/${name}` : name;
+}
+
+function keyOf(obj: KubeObject): string {
+  return key(obj.metadata.name ?? "", obj.metadata.namespace);
+}
+
+function generated(prefix: string | undefined): string | undefined {
+  return prefix ? prefix + crypto.randomUUID().slice(0, 5) : undefined;
+}
+
+/** True when anything besides metadata and status differs (what bumps metadata.generation). */
+function specChanged(a: KubeObject, b: KubeObject): boolean {
+  const strip = ({ metadata: _m, status: _s, ...rest }: KubeObject) => rest;
+  return !sameJson(strip(a), strip(b));
+}
+
+function sameJson(a: unknown, b: unknown): boolean {
+  return JSON.stringify(sorted(a)) === JSON.stringify(sorted(b));
+}
+
+function sorted(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sorted);
+  if (typeof value !== "object" || value === null) return value;
+  return Object.fromEntries(
+    Object.keys(value).sort().map((k) => [k, sorted((value as Record<string, unknown>)[k])]),
+  );
+}
+
+function formatTime(ms: number): string {
+  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z");
+}
+
+function apiError(code: number, reason: string, message: string, ref: ResourceRef, name: string): ApiError {
+  const status: Status = {
+    apiVersion: "v1",
+    kind: "Status",
+    status: "Failure",
+    code,
+    reason,
+    message,
+    details: { name, group: ref.group, kind: ref.plural },
+  };
+  return new ApiError(status);
+}
+
+function notFound(ref: ResourceRef, name: string): ApiError {
+  return apiError(404, "NotFound", `${ref.plural} "${name}" not found`, ref, name);
+}
+
+function conflict(ref: ResourceRef, name: string): ApiError {
+  return apiError(
+    409,
+    "Conflict",
+    `Operation cannot be fulfilled on ${ref.plural} "${name}": the object has been modified; please apply ` +
+      "your changes to the latest version and try again",
+    ref,
+    name,
+  );
+}
+
+function invalid(ref: ResourceRef, name: string, message: string): ApiError {
+  return apiError(422, "Invalid", `${ref.kind} "${name}" is invalid: ${message}`, ref, name);
+}

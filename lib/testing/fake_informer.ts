@@ -1,0 +1,130 @@
+import { IndexedStore, type Indexers, type InformerHandler } from "../cache/mod.ts";
+import type { DeepReadonly } from "../client/deep_readonly.ts";
+import { objectKey } from "../client/paths.ts";
+import type { KubeObject, ResourceRef } from "../client/types.ts";
+import type { InformerLike, InformerSource } from "../controller/types.ts";
+import { deepFreeze } from "../_internal/deep_freeze.ts";
+
+/** Options of {@linkcode FakeInformer}. */
+export interface FakeInformerOptions<T extends KubeObject> {
+  /**
+   * Secondary indexes of the store.
+   * @default {only the namespace index}
+   */
+  readonly indexers?: Indexers<T>;
+  /**
+   * Deep-freeze every object as it enters the store, so code that mutates a cached object fails loudly.
+   * @default {true}
+   */
+  readonly freeze?: boolean;
+}
+
+/**
+ * An informer the test drives: `add`, `update` and `remove` change the store and call the subscribers
+ * synchronously; `sync` marks the first list done. A controller built on {@linkcode FakeInformers} runs
+ * with no API at all, for unit tests of triggers and mappings. (To run informers on a fake API with real
+ * list/watch semantics, give a `SharedInformerFactory` a `FakeApi` instead.)
+ */
+export class FakeInformer<T extends KubeObject = KubeObject> implements InformerLike<T> {
+  /** The cache, as a real informer's. */
+  readonly store: IndexedStore<T>;
+  readonly #handlers = new Set<InformerHandler<T>>();
+  readonly #freeze: boolean;
+  #synced = false;
+  #waiters: (() => void)[] = [];
+
+  /** An empty, unsynced informer. */
+  constructor(options: FakeInformerOptions<T> = {}) {
+    this.store = new IndexedStore<T>(options.indexers ?? {});
+    this.#freeze = options.freeze ?? true;
+  }
+
+  /** Registers `handler`; returns the function that removes it. */
+  subscribe(handler: InformerHandler<T>): () => void {
+    this.#handlers.add(handler);
+    return () => void this.#handlers.delete(handler);
+  }
+
+  /** Number of registered handlers. */
+  get subscribers(): number {
+    return this.#handlers.size;
+  }
+
+  /** Resolves once `sync()` was called; rejects with `signal.reason` on abort. */
+  ready(signal?: AbortSignal): Promise<void> {
+    if (this.#synced) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      this.#waiters.push(resolve);
+      signal?.addEventListener("abort", () => reject(signal.reason), { once: true });
+    });
+  }
+
+  /** True after `sync()`. */
+  hasSynced(): boolean {
+    return this.#synced;
+  }
+
+  /** Marks the initial list as done: `ready()` resolves. */
+  sync(): void {
+    this.#synced = true;
+    for (const w of this.#waiters.splice(0)) w();
+  }
+
+  /** Caches `obj` as new and calls `onAdd`. */
+  add(obj: T): void {
+    const stored = this.#cache(obj);
+    this.store.set(objectKey(stored), stored);
+    for (const h of this.#handlers) void h.onAdd?.(stored);
+  }
+
+  /** Replaces the cached object of the same key and calls `onUpdate(old, new)`; throws when it is missing. */
+  update(obj: T): void {
+    const key = objectKey(obj);
+    const old = this.store.get(key);
+    if (!old) throw new Error(`FakeInformer: update of "${key}", which is not cached`);
+    const stored = this.#cache(obj);
+    this.store.set(key, stored);
+    for (const h of this.#handlers) void h.onUpdate?.(old, stored);
+  }
+
+  /** Removes the cached object of the same key and calls `onDelete`. */
+  remove(obj: T): void {
+    const stored = this.#cache(obj);
+    this.store.delete(objectKey(stored));
+    for (const h of this.#handlers) void h.onDelete?.(stored, { finalStateUnknown: false });
+  }
+
+  /** `obj` as a cached object: a frozen copy (by default), typed read-only like a real informer's. */
+  #cache(obj: T): DeepReadonly<T> {
+    return (this.#freeze ? deepFreeze(structuredClone(obj)) : obj) as DeepReadonly<T>;
+  }
+}
+
+/** Hands out one {@linkcode FakeInformer} per resource (scope options are ignored). */
+export class FakeInformers implements InformerSource {
+  readonly #byRef = new Map<string, FakeInformer<KubeObject>>();
+  readonly #options: FakeInformerOptions<KubeObject>;
+
+  /** `options` apply to every informer it creates. */
+  constructor(options: { readonly freeze?: boolean } = {}) {
+    this.#options = options;
+  }
+
+  /** The informer of `ref` (InformerSource). */
+  informer<T extends KubeObject>(ref: ResourceRef<T>): InformerLike<T> {
+    return this.get(ref);
+  }
+
+  /** The informer of `ref`, with the test controls. */
+  get<T extends KubeObject>(ref: ResourceRef<T>): FakeInformer<T> {
+    const key = `${ref.group}/${ref.plural}`;
+    let informer = this.#byRef.get(key);
+    if (!informer) this.#byRef.set(key, informer = new FakeInformer(this.#options));
+    return informer as unknown as FakeInformer<T>;
+  }
+
+  /** Syncs every informer handed out so far. */
+  syncAll(): void {
+    for (const i of this.#byRef.values()) i.sync();
+  }
+}

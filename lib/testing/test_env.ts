@@ -1,0 +1,133 @@
+/** Options of {@linkcode startTestEnv}. */
+export interface TestEnvOptions {
+  /**
+   * Directory holding the `testenv`, `kube-apiserver`, `kube-controller-manager` and `kubectl` binaries.
+   * @default {$KUBELOOP_TESTENV_BIN, else the output of tests/testenv/build.sh of the kubeloop checkout this module was loaded from}
+   */
+  readonly binDir?: string;
+  /**
+   * Also run kube-controller-manager (garbage collector, namespace and service-account controllers), so
+   * owned objects are collected and namespaces deleted as in a real cluster.
+   * @default {true}
+   */
+  readonly controllerManager?: boolean;
+  /**
+   * Reads KUBELOOP_TESTENV_BIN.
+   * @default {Deno.env.get}
+   */
+  readonly env?: (name: string) => string | undefined;
+}
+
+/** A running local control plane; stop it (or dispose it) when done. */
+export interface TestEnv extends AsyncDisposable {
+  /** The API server URL, `https://127.0.0.1:<port>`. */
+  readonly server: string;
+  /** Path of an admin kubeconfig (client certificate in `system:masters`), for `loadConfig({ kubeconfig })`. */
+  readonly kubeconfig: string;
+  /** The state directory (PKI, component logs); removed by `stop()`. */
+  readonly dir: string;
+  /** The binaries in use. */
+  readonly binDir: string;
+  /** A kubectl of the same version. */
+  readonly kubectl: string;
+  /** Stops etcd, kube-apiserver and kube-controller-manager and removes the state directory. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts a real Kubernetes control plane on 127.0.0.1 — etcd (embedded), kube-apiserver and, by default,
+ * kube-controller-manager — built from the Kubernetes Go modules, and resolves once the API server is ready
+ * (a few seconds). For integration tests of a controller: `await using env = await startTestEnv()`, then
+ * `loadConfig({ kubeconfig: env.kubeconfig })`.
+ *
+ * Needs: Linux or macOS, `--allow-run --allow-read --allow-env` (or `-A`), and the binaries. Either set
+ * `KUBELOOP_TESTENV_BIN` (or `binDir`) to a directory built by kubeloop's `tests/testenv/build.sh`, or load
+ * this module from a kubeloop checkout (a `file:` URL) with Go ≥ 1.26 on PATH: then the script builds them
+ * once into `~/.cache/kubeloop-testenv/` (about ten minutes cold, seconds when cached) and reuses them.
+ * Nothing listens beyond 127.0.0.1. The processes stop with `stop()`, and also when this process exits.
+ */
+export async function startTestEnv(options: TestEnvOptions = {}): Promise<TestEnv> {
+  const binDir = options.binDir ?? (options.env ?? ((name) => Deno.env.get(name)))("KUBELOOP_TESTENV_BIN") ??
+    await buildBinaries();
+  const child = new Deno.Command(`${binDir}/testenv`, {
+    args: [
+      "-print=json",
+      "-exit-on-stdin-eof",
+      "-log-file=/dev/null",
+      `-bin=${binDir}`,
+      `-controller-manager=${options.controllerManager ?? true}`,
+    ],
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const stderr = collectTail(child.stderr);
+  const line = await firstLine(child.stdout);
+  if (!line.startsWith("{")) {
+    await child.stdin.close().catch(() => {});
+    await child.status;
+    throw new Error(`The local control plane did not start:\n${await stderr}`);
+  }
+  const info = JSON.parse(line) as { server: string; kubeconfig: string; dir: string };
+  let stopped: Promise<void> | undefined;
+  const stop = () =>
+    stopped ??= (async () => {
+      // testenv stops everything and removes its state directory when its standard input closes.
+      await child.stdin.close().catch(() => {});
+      await child.status;
+      await stderr;
+    })();
+  return {
+    server: info.server,
+    kubeconfig: info.kubeconfig,
+    dir: info.dir,
+    binDir,
+    kubectl: `${binDir}/kubectl`,
+    stop,
+    [Symbol.asyncDispose]: stop,
+  };
+}
+
+/** Runs tests/testenv/build.sh of the checkout this module lives in; its last stdout line is the bin dir. */
+async function buildBinaries(): Promise<string> {
+  const script = new URL("../../tests/testenv/build.sh", import.meta.url);
+  const available = script.protocol === "file:" &&
+    await Deno.stat(script).then((s) => s.isFile, () => false);
+  if (!available) {
+    throw new Error(
+      "Cannot find the control plane binaries: set KUBELOOP_TESTENV_BIN to a directory built by kubeloop's " +
+        "tests/testenv/build.sh, or import kubeloop from a local checkout so startTestEnv can build them",
+    );
+  }
+  const out = await new Deno.Command("bash", { args: [script.pathname], stdout: "piped", stderr: "piped" })
+    .output();
+  const dec = new TextDecoder();
+  if (!out.success) {
+    throw new Error(`Cannot build the local control plane:\n${dec.decode(out.stderr).slice(-4000)}`);
+  }
+  const bin = dec.decode(out.stdout).trim().split("\n").at(-1);
+  if (!bin) throw new Error("tests/testenv/build.sh printed no binary directory");
+  return bin;
+}
+
+/** Reads until the first newline; the rest of the stream is drained in the background. */
+async function firstLine(stream: ReadableStream<Uint8Array>): Promise<string> {
+  const reader = stream.pipeThrough(new TextDecoderStream()).getReader();
+  let text = "";
+  while (!text.includes("\n")) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    text += value;
+  }
+  void (async () => {
+    while (!(await reader.read()).done);
+  })().catch(() => {});
+  return text.split("\n")[0]?.trim() ?? "";
+}
+
+/** Reads `stream` to its end, keeping the last 4000 characters (start-up errors). */
+async function collectTail(stream: ReadableStream<Uint8Array>): Promise<string> {
+  let tail = "";
+  for await (const chunk of stream.pipeThrough(new TextDecoderStream())) tail = (tail + chunk).slice(-4000);
+  return tail;
+}

@@ -1,0 +1,77 @@
+/**
+ * kubeloop is used from other projects: lib/ must resolve without our deno.json (no bare specifiers),
+ * type-check under a user's default compiler options, run, and be publishable as is.
+ */
+import assert from "node:assert/strict";
+import { createUserProject } from "../_util/user_project.ts";
+
+const root = new URL("../../", import.meta.url);
+
+async function* sourceFiles(dir: URL): AsyncGenerator<URL> {
+  for await (const entry of Deno.readDir(dir)) {
+    const url = new URL(entry.name + (entry.isDirectory ? "/" : ""), dir);
+    if (entry.isDirectory) yield* sourceFiles(url);
+    else if (entry.name.endsWith(".ts")) yield url;
+  }
+}
+
+Deno.test("every import in lib/ is relative or carries its registry (npm:, node:), so no import map is needed", async () => {
+  const bare: string[] = [];
+  for await (const file of sourceFiles(new URL("lib/", root))) {
+    const text = await Deno.readTextFile(file);
+    for (const m of text.matchAll(/(?:^|\n)\s*(?:import|export)[^"'`;]*?from\s*["']([^"']+)["']/g)) {
+      const spec = m[1] ?? "";
+      if (!/^(\.\.?\/|npm:|node:)/.test(spec)) {
+        bare.push(`${file.pathname.slice(root.pathname.length)}: ${spec}`);
+      }
+    }
+    for (const m of text.matchAll(/import\(\s*["']([^"']+)["']\s*\)/g)) {
+      const spec = m[1] ?? "";
+      if (!/^(\.\.?\/|npm:|node:)/.test(spec)) {
+        bare.push(`${file.pathname.slice(root.pathname.length)}: ${spec}`);
+      }
+    }
+  }
+  assert.deepEqual(bare, []);
+});
+
+Deno.test("a project in an empty folder with no import map imports lib/mod.ts by path, type-checks and runs", async () => {
+  await using project = await createUserProject({
+    "main.ts": `
+import { parseKubeconfig, resourcePath, CONFIG_MAPS } from "{{LIB}}mod.ts";
+
+const file = parseKubeconfig(
+  "clusters:\\n- name: c\\n  cluster: {server: https://127.0.0.1:6443}\\ncurrent-context: x\\n",
+  "/nowhere/config",
+);
+const server: string | undefined = file.clusters[0]?.server;
+console.log(JSON.stringify({ server, path: resourcePath(CONFIG_MAPS, { namespace: "a", name: "b" }) }));
+`,
+  });
+  const check = await project.deno(["check", "main.ts"]);
+  assert.equal(check.code, 0, check.stderr);
+  const run = await project.deno(["run", "--allow-read", "--ignore-env=LOG_TOKENS,LOG_STREAM", "main.ts"]);
+  assert.equal(run.code, 0, run.stderr);
+  assert.deepEqual(JSON.parse(run.stdout), {
+    server: "https://127.0.0.1:6443",
+    path: "/api/v1/namespaces/a/configmaps/b",
+  });
+});
+
+Deno.test("deno publish --dry-run passes: license, no slow types, every export documented", async () => {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["publish", "--dry-run", "--allow-dirty"],
+    cwd: root,
+    stdout: "piped",
+    stderr: "piped",
+    env: { NO_COLOR: "1" },
+  }).output();
+  const text = new TextDecoder().decode(out.stderr) + new TextDecoder().decode(out.stdout);
+  assert.equal(out.code, 0, text.slice(-4000));
+  assert.match(text, /Dry run complete/);
+  assert.doesNotMatch(text, /error\[/); // slow types and other publish problems are error[<code>] lines
+  // Only the library (and its docs and config) is published: not tests, benches or the control plane sources.
+  const files = [...text.matchAll(/file:\/\/\S+/g)].map((m) => m[0].slice(root.href.length));
+  assert.ok(files.includes("lib/mod.ts"), files.join("\n"));
+  assert.deepEqual(files.filter((f) => !/^(lib\/|README\.md$|deno\.json$)/.test(f)), []);
+});
