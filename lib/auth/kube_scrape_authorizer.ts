@@ -117,6 +117,8 @@ export class KubeScrapeAuthorizer implements ScrapeAuthorizer {
     let authn: TokenReviewResult;
     try {
       const key = `token:${await sha256(request.token)}`;
+      // Hashes finish in any order: a scraper that went away meanwhile gets no answer, cached or not.
+      request.signal.throwIfAborted();
       authn = this.#tokens.get(key) ?? await this.#once(key, async (signal) => {
         const result = await reviewToken(this.#client, request.token, {
           signal,

@@ -67,6 +67,13 @@ export interface KubeClientOptions {
    * @default {none}
    */
   readonly writeFence?: WriteFence;
+  /**
+   * Largest response body of a non-watch request, after gzip decoding, for the transport the client
+   * owns (HttpClient's `maxBodyBytes`; ignored with `transport`). Raise it for unpaged lists of very
+   * large collections.
+   * @default {268_435_456 (256 MiB)}
+   */
+  readonly maxBodyBytes?: number;
 }
 
 /** Options of calls that address one object. */

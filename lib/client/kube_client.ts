@@ -57,7 +57,7 @@ export class KubeClient implements ResourceClient, AsyncDisposable {
     const clock = options.clock ?? systemClock;
     this.#transports = options.transport
       ? borrowedTransport(options.transport)
-      : new OwnedTransports(config.tls, this.#logger);
+      : new OwnedTransports(config.tls, this.#logger, options.maxBodyBytes);
     this.#pipeline = new RequestPipeline({
       config,
       transports: this.#transports,

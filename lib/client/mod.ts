@@ -17,6 +17,7 @@ export type {
 } from "./client_options.ts";
 export { objectKey, type PathParts, resourcePath, splitKey } from "./paths.ts";
 export { type DeepMutable, type DeepReadonly, mutableCopy } from "./deep_readonly.ts";
+export { validateResourceRef } from "./paths.ts";
 export { noopRequestMetrics, type RequestMetrics, type RequestObservation } from "./request_metrics.ts";
 export type { ResourceClient } from "./resource_client.ts";
 export * from "./resources.ts";

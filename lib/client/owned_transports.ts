@@ -25,14 +25,19 @@ export function borrowedTransport(transport: Transport): TransportSource {
 export class OwnedTransports implements TransportSource {
   readonly #tls: TlsOptions;
   readonly #logger: Logger;
+  readonly #maxBodyBytes: number | undefined;
   #current:
     | { readonly cert: string | undefined; readonly key: string | undefined; client: HttpClient }
     | undefined;
 
-  /** `tls` is the cluster's TLS settings; a certificate in the credentials overrides its cert and key. */
-  constructor(tls: TlsOptions, logger: Logger) {
+  /**
+   * `tls` is the cluster's TLS settings; a certificate in the credentials overrides its cert and key.
+   * `maxBodyBytes` is passed to each HttpClient (its default when undefined).
+   */
+  constructor(tls: TlsOptions, logger: Logger, maxBodyBytes?: number) {
     this.#tls = tls;
     this.#logger = logger;
+    this.#maxBodyBytes = maxBodyBytes;
   }
 
   forCredentials(credentials: Credentials): Transport {
@@ -43,7 +48,11 @@ export class OwnedTransports implements TransportSource {
     if (current !== undefined && current.cert === cert && current.key === key) return current.client;
     current?.client.close();
     const tls: TlsOptions = cert && key ? { ...this.#tls, cert, key } : this.#tls;
-    const client = new HttpClient({ tls, logger: this.#logger });
+    const client = new HttpClient({
+      tls,
+      logger: this.#logger,
+      ...(this.#maxBodyBytes !== undefined && { maxBodyBytes: this.#maxBodyBytes }),
+    });
     this.#current = { cert, key, client };
     return client;
   }

@@ -14,9 +14,11 @@ export interface PathParts {
 /**
  * The API path of a resource, e.g. `/api/v1/namespaces/ns/configmaps/x` or
  * `/apis/apps/v1/deployments`. A namespace on a cluster-scoped resource is a TypeError,
- * because silently dropping it would list across the whole cluster.
+ * because silently dropping it would list across the whole cluster; so is a ResourceRef whose
+ * group, version or plural could change the path's shape (see `validateResourceRef`).
  */
 export function resourcePath(ref: ResourceRef, parts: PathParts = {}): string {
+  validateResourceRef(ref);
   const { namespace, name, subresource } = parts;
   if (namespace !== undefined && !ref.namespaced) {
     throw new TypeError(`Resource "${ref.plural}" is cluster-scoped: a namespace was given ("${namespace}")`);
@@ -30,6 +32,49 @@ export function resourcePath(ref: ResourceRef, parts: PathParts = {}): string {
   if (name !== undefined) path += `/${segment(name, "name")}`;
   if (subresource !== undefined) path += `/${segment(subresource, "subresource")}`;
   return path;
+}
+
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+const validated = new WeakSet<ResourceRef>();
+
+/**
+ * Checks that `ref` can go into a URL path as it is: `group` empty (the core group) or a DNS
+ * subdomain (RFC 1123: dot-separated labels of lowercase letters, digits and "-", at most 253
+ * characters), `version` and `plural` DNS labels (at most 63 characters), as the API server
+ * requires of them. So "../", "%2F", "a/b", "?" or upper case never reach a request. Each ref
+ * object is checked once.
+ * @throws {TypeError} naming the field at fault.
+ */
+export function validateResourceRef(ref: ResourceRef): void {
+  if (validated.has(ref)) return;
+  const { group, version, plural } = ref as { group: unknown; version: unknown; plural: unknown };
+  if (typeof group !== "string" || (group !== "" && !isDnsSubdomain(group))) {
+    throw invalidRef(
+      "group",
+      group,
+      'empty (the core group) or a DNS subdomain such as "apps" or "example.com"',
+    );
+  }
+  if (typeof version !== "string" || version.length > 63 || !DNS_LABEL.test(version)) {
+    throw invalidRef("version", version, 'a DNS label such as "v1" or "v1beta1"');
+  }
+  if (typeof plural !== "string" || plural.length > 63 || !DNS_LABEL.test(plural)) {
+    throw invalidRef("plural", plural, 'a DNS label such as "deployments"');
+  }
+  validated.add(ref);
+}
+
+function isDnsSubdomain(value: string): boolean {
+  return value.length <= 253 &&
+    value.split(".").every((label) => label.length <= 63 && DNS_LABEL.test(label));
+}
+
+function invalidRef(field: string, value: unknown, rule: string): TypeError {
+  const shown = typeof value === "string" ? JSON.stringify(value.slice(0, 100)) : String(value);
+  return new TypeError(
+    `Invalid ResourceRef: field "${field}" is ${shown}; it must be ${rule} (lowercase letters, digits, "-"` +
+      `${field === "group" ? ' and "."' : ""})`,
+  );
 }
 
 function segment(value: string, what: string): string {

@@ -1,4 +1,5 @@
 import type { ConfigClock } from "./config_clock.ts";
+import { type ConfigLogger, silentConfigLogger } from "./config_logger.ts";
 import { systemClock } from "../time/clock.ts";
 import { ConfigError } from "./config_error.ts";
 import type { ExecConfig } from "./exec_config.ts";
@@ -50,6 +51,12 @@ export interface ExecCredentialSourceOptions {
    * @default {no kubeconfig location in messages}
    */
   origin?: { readonly file: string; readonly field: string };
+  /**
+   * Receives the plugin's stderr at debug level only: it may hold tokens or personal data, so it is
+   * never part of an error message.
+   * @default {a logger that drops everything}
+   */
+  logger?: ConfigLogger;
 }
 
 /**
@@ -57,13 +64,15 @@ export interface ExecCredentialSourceOptions {
  * The plugin runs on first use; its answer is reused until `status.expirationTimestamp`
  * (forever if it has none) or until `invalidate()`. Concurrent `get()` calls share one run; a
  * caller's signal rejects only that caller's `get()`, and the plugin is killed only once every
- * caller waiting for it has aborted. kubeloop never runs plugins interactively.
+ * caller waiting for it has aborted. kubeloop never runs plugins interactively. What the plugin
+ * writes to stderr is logged at debug level only, never put in an error message.
  */
 export class ExecCredentialSource implements CredentialSource {
   #exec: ExecConfig;
   #options: ExecCredentialSourceOptions;
   #run: ExecRunner;
   #clock: ConfigClock;
+  #logger: ConfigLogger;
   #cached: { credentials: Credentials; expiresAt: number | undefined } | undefined;
   readonly #runs = new SharedRun<Credentials>((signal) => this.#execute(signal));
 
@@ -95,6 +104,7 @@ export class ExecCredentialSource implements CredentialSource {
     this.#options = options;
     this.#run = options.runCommand ?? defaultExecRunner;
     this.#clock = options.clock ?? systemClock;
+    this.#logger = options.logger ?? silentConfigLogger;
   }
 
   /** Cached credentials, or the plugin's fresh answer once they expired or were invalidated. */
@@ -144,10 +154,23 @@ export class ExecCredentialSource implements CredentialSource {
       if (cause instanceof Deno.errors.NotFound) throw fail(`the command was not found${hint}`, cause);
       throw fail(`the command could not be started: ${messageOf(cause)}${hint}`, cause);
     }
+    const stderr = result.stderr.trim();
+    if (stderr !== "") {
+      this.#logger.debug?.("exec plugin wrote to stderr", {
+        user: this.#options.user,
+        command: exec.command,
+        code: result.code,
+        stderr: stderr.length > 2000 ? `${stderr.slice(0, 2000)}...` : stderr,
+      });
+    }
     if (result.code !== 0) {
-      const stderr = result.stderr.trim();
-      const shown = stderr.length > 2000 ? `${stderr.slice(0, 2000)}...` : stderr;
-      throw fail(`exited with code ${result.code}${shown ? `: ${shown}` : " and printed nothing to stderr"}`);
+      const bytes = new TextEncoder().encode(stderr).length;
+      throw fail(
+        `exited with code ${result.code}` +
+          (stderr
+            ? ` (its stderr, ${bytes} bytes, is logged at debug level)`
+            : " and printed nothing to stderr"),
+      );
     }
     const output = parseExecOutput(result.stdout, exec.apiVersion, (text) => fail(text));
     this.#cached = output;

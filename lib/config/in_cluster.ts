@@ -3,6 +3,7 @@ import type { ConfigLogger } from "./config_logger.ts";
 import { silentConfigLogger } from "./config_logger.ts";
 import { ConfigError } from "./config_error.ts";
 import { TokenFileSource } from "./token_file.ts";
+import { caBundleProblem } from "../http/server_certificate.ts";
 import type { ClusterConfig } from "./types.ts";
 import {
   defaultEnv,
@@ -39,7 +40,7 @@ export interface InClusterOptions {
    */
   clock?: ConfigClock;
   /**
-   * Receives a warning when ca.crt cannot be read.
+   * Receives warnings (e.g. a token re-read that failed).
    * @default {a logger that drops everything}
    */
   logger?: ConfigLogger;
@@ -58,10 +59,13 @@ export function isInCluster(env: (name: string) => string | undefined = defaultE
 /**
  * The configuration of a pod's own service account: server from KUBERNETES_SERVICE_HOST/PORT
  * (IPv6 hosts bracketed), the mounted token (re-read as the kubelet rotates it), the mounted CA
- * bundle and namespace. As in client-go, an unreadable ca.crt falls back to the system roots
- * (with a warning); a missing namespace file means "default". The token is read once here so
- * a missing token fails now rather than on the first request.
- * @throws {ConfigError} `InCluster` when the variables are missing or invalid, `Unreadable` for the token.
+ * bundle and namespace. The CA bundle is the only CA trusted; unlike client-go, a missing,
+ * unreadable or certificate-less ca.crt is an error, never a silent fallback to the system roots
+ * (which would trust any public certificate for the service's name with the pod's token). A missing
+ * namespace file means "default". The token is read once here so a missing token fails now rather
+ * than on the first request.
+ * @throws {ConfigError} `InCluster` when the variables are missing or invalid or ca.crt holds no
+ *   usable certificate, `Unreadable` for the token, ca.crt or namespace file.
  */
 export async function inClusterConfig(options: InClusterOptions = {}): Promise<ClusterConfig> {
   const env: GetEnv = options.env ?? defaultEnv;
@@ -93,15 +97,7 @@ export async function inClusterConfig(options: InClusterOptions = {}): Promise<C
     ...(options.clock ? { clock: options.clock } : {}),
   });
   await credentials.get(options.signal);
-  let caCerts: string[] | undefined;
-  try {
-    caCerts = [await read(`${dir}/ca.crt`)];
-  } catch (error) {
-    logger.warn("cannot read the in-cluster CA bundle; using the system roots", {
-      path: `${dir}/ca.crt`,
-      error: messageOf(error),
-    });
-  }
+  const caCerts = [await readCaBundle(`${dir}/ca.crt`, read)];
   let namespace = "default";
   try {
     namespace = (await read(`${dir}/namespace`)).trim() || "default";
@@ -116,10 +112,33 @@ export async function inClusterConfig(options: InClusterOptions = {}): Promise<C
   }
   return {
     server,
-    tls: caCerts ? { caCerts } : {},
+    tls: { caCerts },
     credentials,
     namespace,
     source: "in-cluster",
     inCluster: true,
   };
+}
+
+/** Reads the CA bundle and checks it holds certificates, so a broken mount fails at start-up. */
+async function readCaBundle(path: string, read: ReadTextFile): Promise<string> {
+  let text: string;
+  try {
+    text = await read(path);
+  } catch (cause) {
+    throw new ConfigError(
+      `Cannot read in-cluster CA bundle "${path}": ${
+        messageOf(cause)
+      }; refusing to fall back to the system roots`,
+      { reason: "Unreadable", file: path, cause },
+    );
+  }
+  const problem = caBundleProblem(text);
+  if (problem !== undefined) {
+    throw new ConfigError(`Cannot use in-cluster CA bundle "${path}": it ${problem}`, {
+      reason: "InCluster",
+      file: path,
+    });
+  }
+  return text;
 }

@@ -85,7 +85,8 @@ export interface LoadConfigOptions {
  *    ~/.kube/config is not consulted, as in client-go;
  * 3. `<homeDir>/.kube/config`;
  * 4. the in-cluster service account, when KUBERNETES_SERVICE_HOST/PORT are set.
- * Then `context` picks the context and `master` replaces the server URL. Kubeconfigs that exist
+ * Then `context` picks the context and `master` replaces the server URL (with the in-cluster service
+ * account it must be https:, so the token never travels in clear). Kubeconfigs that exist
  * but define nothing count as absent. With nothing found but `master` given, the result talks to
  * `master` without credentials (as client-go does, with a warning).
  * @throws {ConfigError} `NoConfig` listing what was tried, or the error of the step that failed.
@@ -143,9 +144,17 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Clust
       ...(options.signal ? { signal: options.signal } : {}),
     });
     if (!options.master) return config;
+    const server = parseServer(options.master, undefined);
+    if (server.protocol !== "https:") {
+      throw new ConfigError(
+        `Cannot use master "${server.href}" with the in-cluster service account: its token would be sent ` +
+          "over plain HTTP; use an https:// URL",
+        { reason: "InvalidField", field: "master" },
+      );
+    }
     return {
       ...config,
-      server: parseServer(options.master, undefined),
+      server,
       source: `in-cluster (master ${options.master})`,
     };
   }

@@ -252,6 +252,7 @@ async function userAuth(
       origin: { file: user.file, field: `${user.field}.exec` },
       ...(options.runCommand ? { runCommand: options.runCommand } : {}),
       ...(options.clock ? { clock: options.clock } : {}),
+      ...(options.logger ? { logger: options.logger } : {}),
     });
     return { userTls, credentials };
   }

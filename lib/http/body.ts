@@ -1,6 +1,6 @@
 import { ChunkedDecoder } from "./chunked_decoder.ts";
 import type { Connection } from "./connection.ts";
-import { HttpError, ProtocolError } from "./errors.ts";
+import { BodyTooLargeError, HttpError, ProtocolError } from "./errors.ts";
 import { gunzipStream } from "./gunzip.ts";
 import type { ResponseHead } from "./response_head.ts";
 import { assertNever } from "../_internal/assert_never.ts";
@@ -143,4 +143,47 @@ export function decodeContent(
 
 function truncated(url: string, what: string): HttpError {
   return new ProtocolError(`Truncated response body from ${url}: ${what}`, url);
+}
+
+/**
+ * Passes `body` through while counting its bytes (decoded ones, when `decoded` says gzip was
+ * removed); past `limit` it cancels `body` (closing the connection) and fails with a
+ * BodyTooLargeError. Pulls only when its reader does, so it buffers nothing itself.
+ */
+export function capBody(
+  body: ReadableStream<Uint8Array>,
+  limit: number,
+  url: string,
+  decoded: boolean,
+): ReadableStream<Uint8Array> {
+  const reader = body.getReader();
+  let total = 0;
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const { value, done } = await reader.read();
+      if (done) {
+        controller.close();
+        return;
+      }
+      total += value.length;
+      if (total > limit) {
+        await reader.cancel().catch(() => {});
+        throw tooLarge(url, limit, decoded);
+      }
+      controller.enqueue(value);
+    },
+    async cancel(reason) {
+      await reader.cancel(reason);
+    },
+  }, { highWaterMark: 0 });
+}
+
+/** The error for a body from `url` over `limit` bytes. */
+export function tooLarge(url: string, limit: number, decoded: boolean): BodyTooLargeError {
+  const what = decoded ? "after gzip decoding " : "";
+  return new BodyTooLargeError(
+    `Response body from ${url} is larger ${what}than maxBodyBytes (${limit} bytes)`,
+    url,
+    limit,
+  );
 }

@@ -1,10 +1,11 @@
-import { bodyFraming, decodeContent, rawBodyStream } from "./body.ts";
+import { bodyFraming, capBody, decodeContent, rawBodyStream, tooLarge } from "./body.ts";
 import { openConnection } from "./connect.ts";
 import type { Connection } from "./connection.ts";
 import { HttpError, ProtocolError, TimeoutError } from "./errors.ts";
 import { ConnectionPool } from "./pool.ts";
 import { writeRequestHead } from "./request_writer.ts";
 import { ClientResponse } from "./response.ts";
+import { TlsConnector } from "./tls.ts";
 import { type ResponseHead, ResponseHeadParser } from "./response_head.ts";
 import type { HttpRequest, HttpResponse, TlsOptions, Transport } from "./types.ts";
 import { type Logger, noopLogger } from "../observe/types.ts";
@@ -43,6 +44,15 @@ export interface HttpClientOptions {
    */
   readonly maxHeaderBytes?: number;
   /**
+   * Largest accepted response body of a request that is not `stream` (a watch), counted after gzip
+   * decoding; a larger one fails with a BodyTooLargeError and its connection is closed. A declared
+   * Content-Length above it fails before the body is read. Streaming bodies have no total limit
+   * (bound their records instead, as the watch decoder bounds lines). Raise it for unpaged lists
+   * of very large collections.
+   * @default {268_435_456 (256 MiB)}
+   */
+  readonly maxBodyBytes?: number;
+  /**
    * The User-Agent header, unless a request sets its own.
    * @default {"kubeloop/0.1 deno/<version>"}
    */
@@ -66,10 +76,11 @@ const COALESCE_BODY_BYTES = 16 * 1024;
 
 /**
  * A small HTTP/1.1 client over `Deno.connect` / `Deno.connectTls` with a keep-alive pool. A
- * configured CA (`tls.caCerts`) is trusted instead of the system roots, over `node:tls` (see
- * `connectTlsSocket`).
+ * configured CA (`tls.caCerts`) is trusted instead of the system roots, and the server's chain is
+ * verified against it by our own check (see `TlsConnector`).
  *
- * Bodies are de-chunked and gunzipped. A response body must be read to the end or cancelled:
+ * Bodies are de-chunked and gunzipped, and bounded by `maxBodyBytes` unless streamed. A response
+ * body must be read to the end or cancelled:
  * only a fully read body returns its connection to the pool; cancelling closes the socket.
  *
  * Retry policy: a request is sent again, once, on a fresh connection only when it went out on a
@@ -78,25 +89,32 @@ const COALESCE_BODY_BYTES = 16 * 1024;
  * Timeouts, aborts and failures on fresh connections are never retried.
  */
 export class HttpClient implements Transport {
-  readonly #tls: TlsOptions;
+  readonly #tls: TlsConnector;
   readonly #pool: ConnectionPool;
   readonly #connectTimeoutMs: number;
   readonly #readTimeoutMs: number;
   readonly #maxHeaderBytes: number;
+  readonly #maxBodyBytes: number;
   readonly #userAgent: string;
   #closed = false;
 
-  /** Creates a client; it opens no connection until the first request. */
+  /**
+   * Creates a client; it opens no connection until the first request.
+   * @throws {TypeError} {RangeError} for invalid options, e.g. a `tls.caCerts` entry that holds no
+   *   parsable PEM certificate.
+   */
   constructor(options: HttpClientOptions = {}) {
-    this.#tls = options.tls ?? {};
+    const tls = options.tls ?? {};
     this.#connectTimeoutMs = positive("connectTimeoutMs", options.connectTimeoutMs ?? 30_000);
     this.#readTimeoutMs = positive("readTimeoutMs", options.readTimeoutMs ?? 60_000);
     this.#maxHeaderBytes = positive("maxHeaderBytes", options.maxHeaderBytes ?? 65_536);
+    this.#maxBodyBytes = positive("maxBodyBytes", options.maxBodyBytes ?? 256 * 1024 * 1024);
     this.#userAgent = options.userAgent ?? `kubeloop/0.1 deno/${Deno.version.deno}`;
     if (/[\r\n\0]/.test(this.#userAgent)) throw new TypeError("Invalid userAgent: it contains CR, LF or NUL");
-    if ((this.#tls.cert === undefined) !== (this.#tls.key === undefined)) {
+    if ((tls.cert === undefined) !== (tls.key === undefined)) {
       throw new TypeError("Invalid TLS options: a client certificate needs both cert and key");
     }
+    this.#tls = new TlsConnector(tls);
     const maxIdle = options.maxIdlePerOrigin ?? 4;
     if (!Number.isInteger(maxIdle) || maxIdle < 0) {
       throw new RangeError("maxIdlePerOrigin must be an integer >= 0");
@@ -106,7 +124,7 @@ export class HttpClient implements Transport {
       idleTimeoutMs: positive("idleTimeoutMs", options.idleTimeoutMs ?? 90_000),
       ...(options.clock !== undefined && { clock: options.clock }),
     });
-    if (this.#tls.insecureSkipVerify === true) {
+    if (tls.insecureSkipVerify === true) {
       (options.logger ?? noopLogger).warn(
         "TLS certificate verification is disabled (insecureSkipVerify): connections can be intercepted",
       );
@@ -186,6 +204,9 @@ export class HttpClient implements Transport {
     let framing;
     try {
       framing = bodyFraming(method, head, href);
+      if (!stream && framing.kind === "length" && framing.length > this.#maxBodyBytes) {
+        throw tooLarge(href, this.#maxBodyBytes, false);
+      }
     } catch (err) {
       signal?.removeEventListener("abort", onAbort);
       conn.close();
@@ -208,7 +229,9 @@ export class HttpClient implements Transport {
       done(true);
       body = new ReadableStream({ start: (c) => c.close() });
     } else {
-      body = decodeContent(rawBodyStream(conn, framing, href, done), head.headers, href);
+      const raw = rawBodyStream(conn, framing, href, done);
+      body = decodeContent(raw, head.headers, href);
+      if (!stream) body = capBody(body, this.#maxBodyBytes, href, body !== raw);
     }
     return new ClientResponse(head.status, head.statusText, head.headers, body);
   }

@@ -1,11 +1,10 @@
 import { type ByteSocket, Connection } from "./connection.ts";
 import { ConnectError, TimeoutError, TlsError } from "./errors.ts";
-import { connectTlsSocket, describeTlsFailure, isTlsFailure } from "./tls.ts";
-import type { TlsOptions } from "./types.ts";
+import { describeTlsFailure, isTlsFailure, type TlsConnector } from "./tls.ts";
 
 /** What opening a connection needs. */
 export interface ConnectOptions {
-  readonly tls: TlsOptions;
+  readonly tls: TlsConnector;
   readonly timeoutMs: number;
   readonly signal?: AbortSignal | undefined;
 }
@@ -43,7 +42,7 @@ export function openConnection(url: URL, options: ConnectOptions): Promise<Conne
     signal?.addEventListener("abort", onAbort, { once: true });
 
     const socket: Promise<ByteSocket> = secure
-      ? connectTlsSocket(hostname, port, options.tls)
+      ? options.tls.connect(hostname, port)
       : Deno.connect({ hostname, port, transport: "tcp" });
     socket.then(
       (s) => {

@@ -55,3 +55,24 @@ export class ProtocolError extends HttpError {
     return "ProtocolError";
   }
 }
+
+/**
+ * A response body is larger than the client accepts (`maxBodyBytes`, counted after gzip decoding),
+ * so a broken or hostile server cannot make the client buffer without bound. The connection is
+ * closed.
+ */
+export class BodyTooLargeError extends HttpError {
+  /** The limit that was exceeded, in bytes. */
+  readonly limit: number;
+
+  /** Creates the error for a body from `url` over `limit` bytes. */
+  constructor(message: string, url: string, limit: number) {
+    super(message, url);
+    this.limit = limit;
+  }
+
+  /** Always "BodyTooLargeError". */
+  override get name(): string {
+    return "BodyTooLargeError";
+  }
+}

@@ -4,7 +4,14 @@
  * @module
  */
 export { HttpClient, type HttpClientOptions } from "./client.ts";
-export { ConnectError, HttpError, ProtocolError, TimeoutError, TlsError } from "./errors.ts";
+export {
+  BodyTooLargeError,
+  ConnectError,
+  HttpError,
+  ProtocolError,
+  TimeoutError,
+  TlsError,
+} from "./errors.ts";
 export type { HttpRequest, HttpResponse, TlsOptions, Transport } from "./types.ts";
 // Referenced by HttpClientOptions; re-exported so the public face is self-contained.
 export type { LogFields, Logger } from "../observe/types.ts";

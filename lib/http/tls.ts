@@ -3,45 +3,70 @@ import { isIP } from "node:net";
 import type { TlsOptions } from "./types.ts";
 import type { ByteSocket } from "./connection.ts";
 import { NodeTlsSocket } from "./node_tls_socket.ts";
-import { refineVerifyFailure, type TlsTarget } from "./tls_diagnose.ts";
+import {
+  parseTrustAnchors,
+  ServerCertificateError,
+  ServerCertificateVerifier,
+} from "./server_certificate.ts";
 
 /**
- * Opens a TLS socket and completes the handshake.
- *
- * Which roots are trusted decides the path:
- * - `caCerts` set: only those CAs are trusted, as in client-go and kubectl. `Deno.connectTls` and
- *   `Deno.startTls` would add them to the default roots (so any publicly trusted certificate for
- *   the server's name would pass), while `node:tls`'s `ca` replaces the roots, so these connections
- *   go through `node:tls` (which works inside Deno);
- * - `serverName` different from the URL host (kubeconfig `tls-server-name`), or
- *   `insecureSkipVerify`: also `node:tls`, since Deno's TLS verifies against the connect host only
- *   and cannot skip verification;
- * - otherwise (system roots): `Deno.connectTls` with a client certificate, else `Deno.startTls`
- *   over a TCP socket with TCP_NODELAY (see `startTlsNoDelay`).
+ * Opens TLS sockets for one set of TlsOptions (parsed once: a bad CA certificate fails here, not
+ * on the first connection). Which roots are trusted decides the path:
+ * - `caCerts` set: only those CAs are trusted, as in client-go and kubectl. Deno's own TLS would
+ *   add them to the default roots (so any publicly trusted certificate for the server's name would
+ *   pass), so these connections use `node:tls`, which Deno implements on rustls with a fallback
+ *   for certificates rustls cannot read: it accepts an X.509 v1 chain when the issuer *names*
+ *   match, signatures unchecked. The trust decision therefore does not rest on it: after the
+ *   handshake, before a byte is sent, `verifyServerCertificate` checks the presented chain against
+ *   the configured CAs itself (signatures, validity, CA constraints, v3 leaf, names), and
+ *   node:tls's own verdict must agree as well;
+ * - `insecureSkipVerify`: `node:tls` without any check (only ever from explicit configuration);
+ * - otherwise (system roots): Deno's rustls, which replaces nothing and verifies everything, with a
+ *   client certificate via `Deno.connectTls`, without one via `Deno.startTls` on a TCP socket with
+ *   TCP_NODELAY (see `startTlsNoDelay`), which also verifies a `serverName` different from the
+ *   host. A client certificate with such a `serverName` and no `caCerts` is refused: no path can
+ *   check it against the system roots.
  * All paths offer ALPN `http/1.1`.
  */
-export async function connectTlsSocket(hostname: string, port: number, tls: TlsOptions): Promise<ByteSocket> {
-  if (needsNodeTls(hostname, tls)) return await connectNodeTls(hostname, port, tls);
-  const conn = tls.cert !== undefined && tls.key !== undefined
-    ? await Deno.connectTls({ hostname, port, alpnProtocols: ["http/1.1"], cert: tls.cert, key: tls.key })
-    : await startTlsNoDelay(hostname, port);
-  try {
-    await conn.handshake();
-  } catch (err) {
-    conn.close();
-    throw err;
+export class TlsConnector {
+  readonly #tls: TlsOptions;
+  readonly #verifier: ServerCertificateVerifier | undefined;
+
+  /**
+   * @throws {TypeError} when `tls.caCerts` holds something other than PEM certificates.
+   */
+  constructor(tls: TlsOptions) {
+    this.#tls = tls;
+    const caCerts = tls.caCerts ?? [];
+    this.#verifier = caCerts.length > 0 && tls.insecureSkipVerify !== true
+      ? new ServerCertificateVerifier(parseTrustAnchors(caCerts))
+      : undefined;
   }
-  return conn;
-}
 
-/** True when `tls` asks for something only the `node:tls` path does (see `connectTlsSocket`). */
-function needsNodeTls(hostname: string, tls: TlsOptions): boolean {
-  return hasCaCerts(tls) || tls.insecureSkipVerify === true ||
-    (tls.serverName !== undefined && tls.serverName !== hostname);
-}
-
-function hasCaCerts(tls: TlsOptions): tls is TlsOptions & { caCerts: readonly string[] } {
-  return tls.caCerts !== undefined && tls.caCerts.length > 0;
+  /** Connects to `hostname:port` and completes the handshake and the certificate checks. */
+  async connect(hostname: string, port: number): Promise<ByteSocket> {
+    const tls = this.#tls;
+    const serverName = tls.serverName ?? hostname;
+    if (tls.insecureSkipVerify === true) return await connectNodeTls(hostname, port, tls, undefined);
+    if (this.#verifier !== undefined) return await connectNodeTls(hostname, port, tls, this.#verifier);
+    const withCert = tls.cert !== undefined && tls.key !== undefined;
+    if (withCert && serverName !== hostname) {
+      throw new ServerCertificateError(
+        `cannot verify the server as "${serverName}" against the system roots with a client certificate; ` +
+          "configure the CA certificate (caCerts)",
+      );
+    }
+    const conn = withCert
+      ? await Deno.connectTls({ hostname, port, alpnProtocols: ["http/1.1"], cert: tls.cert!, key: tls.key! })
+      : await startTlsNoDelay(hostname, port, serverName);
+    try {
+      await conn.handshake();
+    } catch (err) {
+      conn.close();
+      throw err;
+    }
+    return conn;
+  }
 }
 
 /**
@@ -51,13 +76,14 @@ function hasCaCerts(tls: TlsOptions): tls is TlsOptions & { caCerts: readonly st
  * second until the server's delayed ACK of the first: measured 44 ms per connection against
  * kube-apiserver, 1 ms with TCP_NODELAY. Every watch opens a new connection, so this is paid on
  * each (re)start. `Deno.startTls` cannot present a client certificate, so only connections
- * without one take this path; verification is the same rustls with the same options.
+ * without one take this path; verification is the same rustls with the same options, against
+ * `serverName` (the host, or kubeconfig `tls-server-name`).
  */
-async function startTlsNoDelay(hostname: string, port: number): Promise<Deno.TlsConn> {
+async function startTlsNoDelay(hostname: string, port: number, serverName: string): Promise<Deno.TlsConn> {
   const tcp = await Deno.connect({ hostname, port, transport: "tcp" });
   try {
     tcp.setNoDelay(true);
-    return await Deno.startTls(tcp, { hostname, alpnProtocols: ["http/1.1"] });
+    return await Deno.startTls(tcp, { hostname: serverName, alpnProtocols: ["http/1.1"] });
   } catch (err) {
     try {
       tcp.close();
@@ -68,20 +94,25 @@ async function startTlsNoDelay(hostname: string, port: number): Promise<Deno.Tls
   }
 }
 
-function connectNodeTls(hostname: string, port: number, tls: TlsOptions): Promise<ByteSocket> {
+/** `verifier` undefined means no verification at all (insecureSkipVerify). */
+function connectNodeTls(
+  hostname: string,
+  port: number,
+  tls: TlsOptions,
+  verifier: ServerCertificateVerifier | undefined,
+): Promise<ByteSocket> {
   const verifyName = tls.serverName ?? hostname;
-  // node:tls refuses an IP address as SNI; the name check below still covers IP SANs.
-  const target: TlsTarget = {
+  const socket = nodeTls.connect({
     host: hostname,
     port,
+    // node:tls refuses an IP address as SNI; the name check still covers IP SANs.
     ...(isIP(verifyName) === 0 && { servername: verifyName }),
-  };
-  const socket = nodeTls.connect({
-    ...target,
     ALPNProtocols: ["http/1.1"],
-    rejectUnauthorized: tls.insecureSkipVerify !== true,
-    checkServerIdentity: (_host, cert) => nodeTls.checkServerIdentity(verifyName, cert),
-    ...(hasCaCerts(tls) && { ca: [...tls.caCerts] }),
+    // The verdict is taken below, after the handshake and before any byte is written, so that a
+    // refusal says exactly why (node:tls reports most failures as one opaque code).
+    rejectUnauthorized: false,
+    checkServerIdentity: () => undefined,
+    ...(verifier !== undefined && { ca: [...tls.caCerts!] }),
     ...(tls.cert !== undefined && { cert: tls.cert }),
     ...(tls.key !== undefined && { key: tls.key }),
   });
@@ -89,14 +120,77 @@ function connectNodeTls(hostname: string, port: number, tls: TlsOptions): Promis
   return new Promise((resolve, reject) => {
     const onError = (err: Error) => {
       socket.destroy();
-      refineVerifyFailure(err, target).then(reject);
+      reject(err);
     };
     socket.once("error", onError);
     socket.once("secureConnect", () => {
       socket.off("error", onError);
-      resolve(adapter);
+      const refusal = verifier === undefined ? undefined : checkPeer(socket, verifier, verifyName);
+      if (refusal === undefined) {
+        resolve(adapter);
+      } else {
+        adapter.close();
+        reject(refusal);
+      }
     });
   });
+}
+
+/** Our verdict on the peer's chain first (it says why), then node:tls's, which must agree. */
+function checkPeer(
+  socket: nodeTls.TLSSocket,
+  verifier: ServerCertificateVerifier,
+  name: string,
+): Error | undefined {
+  let leaf: Uint8Array;
+  try {
+    leaf = rawOf(socket.getPeerCertificate(false));
+  } catch (err) {
+    return new ServerCertificateError(`cannot read the server's certificate: ${(err as Error).message}`);
+  }
+  try {
+    verifier.verify(leaf, () => presentedChain(socket), name, Date.now());
+  } catch (err) {
+    return err as Error;
+  }
+  if (!socket.authorized) {
+    const reason = socket.authorizationError;
+    const code = typeof reason === "string" ? reason : String(reason?.message ?? reason);
+    return Object.assign(new Error(`certificate verification failed (${code})`), { code });
+  }
+  return undefined;
+}
+
+const MAX_CHAIN = 16;
+
+/**
+ * The DER certificates node:tls reports, leaf first, following `issuerCertificate` (the ones the
+ * server sent, then configured CAs node:tls matched *by name*: all are treated as untrusted
+ * candidates). Stops at a self-reference or a repeat; a longer walk than MAX_CHAIN is refused.
+ * @throws {ServerCertificateError} when the chain cannot be read.
+ */
+function presentedChain(socket: nodeTls.TLSSocket): Uint8Array[] {
+  try {
+    const out: Uint8Array[] = [];
+    const seen = new Set<unknown>();
+    let cert: nodeTls.DetailedPeerCertificate | undefined = socket.getPeerCertificate(true);
+    while (cert !== undefined && cert !== null && !seen.has(cert) && cert.raw !== undefined) {
+      if (out.length === MAX_CHAIN) throw new Error(`more than ${MAX_CHAIN} certificates`);
+      seen.add(cert);
+      out.push(rawOf(cert));
+      cert = cert.issuerCertificate;
+    }
+    return out;
+  } catch (err) {
+    throw new ServerCertificateError(`cannot read the server's certificates: ${(err as Error).message}`);
+  }
+}
+
+/** The DER bytes of a certificate node:tls reports. */
+function rawOf(cert: nodeTls.PeerCertificate | undefined | null): Uint8Array {
+  const raw = cert?.raw;
+  if (raw === undefined || raw.byteLength === 0) throw new Error("the server presented no certificate");
+  return new Uint8Array(raw.buffer, raw.byteOffset, raw.byteLength);
 }
 
 // Deno (rustls) messages and node:tls error codes that mean the TLS layer refused the exchange.
@@ -105,18 +199,26 @@ const TLS_PATTERN =
 
 /** True when `err` came from TLS (certificate checks or an alert), not from the TCP layer. */
 export function isTlsFailure(err: unknown): boolean {
-  return TLS_PATTERN.test(errorText(err));
+  return err instanceof ServerCertificateError || TLS_PATTERN.test(errorText(err));
 }
 
 /**
- * Turns a TLS failure from Deno or node:tls into a short sentence a user can act on. Matching
- * looks at node's error code too, but only the message is shown, so both paths read the same.
+ * Turns a TLS failure from Deno, node:tls or our own certificate check into a short sentence a
+ * user can act on. Matching looks at node's error code too, but only the message is shown, so all
+ * paths read the same.
  */
 export function describeTlsFailure(err: unknown): string {
+  if (err instanceof ServerCertificateError) return err.message;
   const text = errorText(err);
   const shown = shownText(err);
   if (/UnknownIssuer|UNABLE_TO_VERIFY_LEAF|UNABLE_TO_GET_ISSUER|SELF_SIGNED|unable to verify/i.test(text)) {
     return "certificate signed by unknown authority";
+  }
+  if (/BadSignature|InvalidSignatureForPublicKey/.test(text)) {
+    return "certificate signed by unknown authority (a signature in the chain does not verify)";
+  }
+  if (/UnsupportedCertVersion/.test(text)) {
+    return "a certificate in the server's chain is not X.509 v3; only v3 certificates are accepted";
   }
   if (/CertificateRequired|certificate required/i.test(text)) return "server requires a client certificate";
   if (/Expired|CERT_HAS_EXPIRED/i.test(text)) return "server certificate has expired";

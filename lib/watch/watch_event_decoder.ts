@@ -14,7 +14,6 @@ export interface WatchDecoderOptions {
 }
 
 const NEWLINE = 10;
-const EXCERPT_CHARS = 200;
 const STREAM: TextDecodeOptions = { stream: true };
 
 /**
@@ -63,7 +62,7 @@ export class WatchEventDecoder<T extends KubeObject = KubeObject> {
     // Scans back from the end only as far as the last newline (at most one line).
     const last = chunk.lastIndexOf(NEWLINE);
     if (last === -1) {
-      this.#checkLength(this.#carryBytes + chunk.length, this.#carry);
+      this.#checkLength(this.#carryBytes + chunk.length);
       this.#carry += this.#text.decode(chunk, STREAM);
       this.#carryBytes += chunk.length;
       return;
@@ -86,7 +85,7 @@ export class WatchEventDecoder<T extends KubeObject = KubeObject> {
       }
     }
     const tail = text.lastIndexOf("\n") + 1;
-    this.#checkLength(chunk.length - last - 1, text.slice(tail, tail + EXCERPT_CHARS));
+    this.#checkLength(chunk.length - last - 1);
     this.#carry = text.slice(tail);
     this.#carryBytes = chunk.length - last - 1;
   }
@@ -101,7 +100,7 @@ export class WatchEventDecoder<T extends KubeObject = KubeObject> {
     while ((newline = text.indexOf("\n", start)) !== -1) {
       const byteEnd = chunk.indexOf(NEWLINE, byteStart);
       const line = this.#carry + text.slice(start, newline);
-      this.#checkLength(this.#carryBytes + byteEnd - byteStart, line);
+      this.#checkLength(this.#carryBytes + byteEnd - byteStart);
       this.#carry = "";
       this.#carryBytes = 0;
       this.#decodeLine(line, emit, false);
@@ -125,7 +124,7 @@ export class WatchEventDecoder<T extends KubeObject = KubeObject> {
     return this.#carryBytes;
   }
 
-  #checkLength(bytes: number, start: string): void {
+  #checkLength(bytes: number): void {
     if (bytes <= this.#maxLineBytes) return;
     this.#carry = "";
     this.#carryBytes = 0;
@@ -133,7 +132,6 @@ export class WatchEventDecoder<T extends KubeObject = KubeObject> {
       "lineTooLong",
       this.#lineNumber + 1,
       `line is longer than maxLineBytes (${this.#maxLineBytes} bytes)`,
-      { excerpt: start.slice(0, EXCERPT_CHARS) },
     );
   }
 
@@ -150,14 +148,22 @@ export class WatchEventDecoder<T extends KubeObject = KubeObject> {
     else this.#fail(line, "notAnEvent", eventProblem(value));
   }
 
+  /** Throws for a bad line, saying what was wrong without quoting it (it may hold a Secret). */
   #fail(line: string, reason: "truncated" | "invalidJson" | "notAnEvent", detail: unknown): never {
-    const excerpt = line.slice(0, EXCERPT_CHARS);
     if (reason === "notAnEvent") {
-      throw new WatchDecodeError(reason, this.#lineNumber, `not a watch event: ${detail}`, { excerpt });
+      throw new WatchDecodeError(reason, this.#lineNumber, `not a watch event: ${detail}`);
     }
-    const message = reason === "truncated"
-      ? "stream ended inside an incomplete line"
-      : `not valid JSON (${(detail as Error).message})`;
-    throw new WatchDecodeError(reason, this.#lineNumber, message, { excerpt, cause: detail });
+    const size = `a ${line.length}-character line`;
+    if (reason === "truncated") {
+      throw new WatchDecodeError(
+        reason,
+        this.#lineNumber,
+        `stream ended inside an incomplete line (${size})`,
+      );
+    }
+    // JSON.parse's message quotes the text around the fault; only the position is kept.
+    const position = /at position (\d+)/.exec((detail as Error).message)?.[1];
+    const where = position === undefined ? size : `at position ${position} of ${size}`;
+    throw new WatchDecodeError(reason, this.#lineNumber, `not valid JSON (${where})`);
   }
 }

@@ -4,6 +4,7 @@
 import assert from "node:assert/strict";
 import { CONFIG_MAPS, KubeClient } from "../../lib/client/mod.ts";
 import type { ClusterConfig, Credentials } from "../../lib/config/types.ts";
+import { BodyTooLargeError } from "../../lib/http/mod.ts";
 import { ScriptedServer, type ServerConn } from "../http/_server.ts";
 
 const CM = JSON.stringify({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "a", namespace: "ns" } });
@@ -142,6 +143,23 @@ Deno.test("a new client certificate from the credentials closes the HttpClient o
     assert.equal(server.accepted.length, 2, "a new certificate needs a new connection");
     for (let i = 0; i < 100 && !closedFirst; i++) await new Promise((r) => setTimeout(r, 10));
     assert.equal(closedFirst, true, "the idle connection of the previous certificate was closed");
+  } finally {
+    await server.close();
+  }
+});
+
+Deno.test("maxBodyBytes reaches the owned HttpClient: a body over it is a BodyTooLargeError", async () => {
+  const big = JSON.stringify({ ...JSON.parse(CM), data: { x: "y".repeat(5000) } });
+  const { server } = serve(() => chunked("200 OK", big));
+  try {
+    await using client = new KubeClient(configFor(server), { maxBodyBytes: 4096 });
+    await assert.rejects(client.get(CONFIG_MAPS, "a"), (err: unknown) => {
+      assert.ok(err instanceof BodyTooLargeError, String(err));
+      assert.equal(err.limit, 4096);
+      return true;
+    });
+    await using roomy = new KubeClient(configFor(server), { maxBodyBytes: 65_536 });
+    assert.equal((await roomy.get(CONFIG_MAPS, "a")).metadata.name, "a");
   } finally {
     await server.close();
   }

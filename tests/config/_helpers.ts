@@ -20,6 +20,11 @@ export class MemFs {
   }
 }
 
+/** A real PEM CA certificate, for code that checks what it is given (tests/http/fixtures/trust/ca.crt). */
+export const CA_PEM: string = Deno.readTextFileSync(
+  new URL("../http/fixtures/trust/ca.crt", import.meta.url),
+);
+
 /** An env function over a fixed map. */
 export function envOf(vars: Record<string, string> = {}): (name: string) => string | undefined {
   return (name) => vars[name];

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import {
   ConfigError,
+  type ConfigLogger,
   type ExecConfig,
   ExecCredentialSource,
   type ExecRunner,
@@ -120,15 +121,18 @@ Deno.test("provideClusterInfo sends the cluster in KUBERNETES_EXEC_INFO", async 
       ],
     }),
   });
-  const { run, calls } = scriptedRunner(credentialOutput(V1, { token: "t" }));
+  const { run, calls } = scriptedRunner({ ...credentialOutput(V1, { token: "t" }), stderr: "note\n" });
+  const debug: string[] = [];
   const config = await loadConfig({
     kubeconfig: "/k/config",
     readTextFile: fs.readTextFile,
     env: envOf(),
     runCommand: run,
+    logger: { warn() {}, debug: (message) => void debug.push(message) },
   });
   assert.equal(calls.length, 0, "the plugin runs on first use, not at load");
   assert.deepEqual(await config.credentials.get(), { token: "t" });
+  assert.deepEqual(debug, ["exec plugin wrote to stderr"], "the loader's logger reaches the plugin runner");
   assert.equal(calls[0]?.command, "/k/bin/cred", "relative to the kubeconfig's directory");
   assert.deepEqual(JSON.parse(calls[0]!.options.env["KUBERNETES_EXEC_INFO"]!), {
     apiVersion: V1,
@@ -144,12 +148,19 @@ Deno.test("provideClusterInfo sends the cluster in KUBERNETES_EXEC_INFO", async 
   });
 });
 
-Deno.test("a failing plugin is an ExecFailed error naming the user and including stderr", async () => {
-  const { run } = scriptedRunner({ code: 1, stdout: "", stderr: "error: token expired, run login\n" });
+Deno.test("a failing plugin is an ExecFailed error naming the user; its stderr is only logged at debug level", async () => {
+  const stderr = "error: token expired for alice@example.com, refresh token r3fr3sh\n";
+  const { run } = scriptedRunner({ code: 1, stdout: "", stderr });
+  const lines: { level: string; message: string; fields?: Record<string, unknown> }[] = [];
+  const logger: ConfigLogger = {
+    warn: (message, fields) => void lines.push({ level: "warn", message, ...(fields && { fields }) }),
+    debug: (message, fields) => void lines.push({ level: "debug", message, ...(fields && { fields }) }),
+  };
   const source = new ExecCredentialSource(execConfig(), {
     user: "alice",
     runCommand: run,
     origin: { file: "/k/config", field: "users[0].user.exec" },
+    logger,
   });
   const error = await rejection(source.get());
   assert.equal(error.reason, "ExecFailed");
@@ -157,8 +168,28 @@ Deno.test("a failing plugin is an ExecFailed error naming the user and including
   assert.equal(error.field, "users[0].user.exec");
   assert.equal(
     error.message,
-    `Cannot get credentials for user "alice" from exec plugin "/bin/plugin": exited with code 1: error: token expired, run login`,
+    `Cannot get credentials for user "alice" from exec plugin "/bin/plugin": exited with code 1 ` +
+      `(its stderr, ${stderr.trim().length} bytes, is logged at debug level)`,
   );
+  assert.ok(!JSON.stringify({ message: error.message, cause: String(error.cause) }).includes("r3fr3sh"));
+  assert.deepEqual(lines, [{
+    level: "debug",
+    message: "exec plugin wrote to stderr",
+    fields: { user: "alice", command: "/bin/plugin", code: 1, stderr: stderr.trim() },
+  }]);
+});
+
+Deno.test("a plugin's stderr on success is logged at debug level too, and nothing else is", async () => {
+  const ok = credentialOutput("client.authentication.k8s.io/v1", { token: "tok" });
+  const { run } = scriptedRunner({ ...ok, stderr: "cached token for alice\n" });
+  const levels: string[] = [];
+  const source = new ExecCredentialSource(execConfig(), {
+    user: "alice",
+    runCommand: run,
+    logger: { warn: () => void levels.push("warn"), debug: () => void levels.push("debug") },
+  });
+  assert.deepEqual(await source.get(), { token: "tok" });
+  assert.deepEqual(levels, ["debug"]);
 });
 
 Deno.test("a plugin that cannot be found reports the install hint", async () => {

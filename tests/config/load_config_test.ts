@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { ConfigError, type ConfigLogger, loadConfig, type LoadConfigOptions } from "../../lib/config/mod.ts";
-import { envOf, MemFs, simpleKubeconfig } from "./_helpers.ts";
+import { CA_PEM, envOf, MemFs, simpleKubeconfig } from "./_helpers.ts";
 
 const SA = "/sa";
 
@@ -19,7 +19,7 @@ async function loadError(fs: MemFs, env: Record<string, string>, options: LoadCo
 
 const inClusterFiles = {
   [`${SA}/token`]: "sa-token\n",
-  [`${SA}/ca.crt`]: "SA CA",
+  [`${SA}/ca.crt`]: CA_PEM,
   [`${SA}/namespace`]: "ops\n",
 };
 const inClusterEnv = { KUBERNETES_SERVICE_HOST: "10.96.0.1", KUBERNETES_SERVICE_PORT: "443" };
@@ -178,6 +178,16 @@ Deno.test("master overrides the in-cluster server, and alone gives an anonymous 
   assert.equal(alone.namespace, "default");
   assert.equal(alone.inCluster, false);
   assert.equal(warnings.length, 1);
+});
+
+Deno.test("with the in-cluster service account, a plain-HTTP master is refused: the token stays off the wire", async () => {
+  for (const master of ["http://10.96.0.1:80", "HTTP://proxy:8080/prefix"]) {
+    const error = await loadError(new MemFs(inClusterFiles), inClusterEnv, { master });
+    assert.equal(error.reason, "InvalidField");
+    assert.equal(error.field, "master");
+    assert.match(error.message, /^Cannot use master "http:\/\/[^"]+" with the in-cluster service account: /);
+    assert.match(error.message, /its token would be sent over plain HTTP; use an https:\/\/ URL$/);
+  }
 });
 
 Deno.test("an invalid master is an InvalidField error naming master", async () => {

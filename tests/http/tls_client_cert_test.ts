@@ -70,7 +70,10 @@ Deno.test("an expired server certificate is a TlsError saying so", async () => {
   })();
   try {
     const port = (listener.addr as Deno.NetAddr).port;
-    await assertTlsError(get({ caCerts: [fixture("ca2.crt")] }, port), /: server certificate has expired$/);
+    await assertTlsError(
+      get({ caCerts: [fixture("ca2.crt")] }, port),
+      /: server certificate has expired \(valid until 2020-01-02T00:00:00Z\)$/,
+    );
   } finally {
     listener.close();
     await accepted;

@@ -61,7 +61,8 @@ Deno.test("the reference controller's /metrics passes the metrics checker and it
     }, { message: `reconcile_total did not grow by 3; logs:\n${controller.logs().slice(-4000)}` });
     assert.ok((adds(after) ?? 0) >= addsBefore + 3, "workqueue_adds_total moved");
     assert.ok((requests(after) ?? 0) > requestsBefore, "rest_client_requests_total moved");
-    // The Deployments as the server records them: server-side applied by the controller's field manager.
+    // The Deployments as the server records them: written by the controller's field manager (a create, POST,
+    // since none was cached yet).
     const applied = await eventually(async () => {
       const list = JSON.parse(
         await kubectlOk(["get", "deployments", "-n", ns.name, "-o", "json", "--show-managed-fields"]),
@@ -70,15 +71,15 @@ Deno.test("the reference controller's /metrics passes the metrics checker and it
       };
       const names = list.items.filter((d) =>
         d.metadata.managedFields?.some((f) =>
-          f.manager === "kubeloop-sample-controller" && f.operation === "Apply"
+          f.manager === "kubeloop-sample-controller" && f.operation === "Update"
         )
       ).map((d) => d.metadata.name).sort();
       return names.length === 3 ? names : undefined;
-    }, { message: `three Deployments applied by the controller; logs:\n${controller.logs().slice(-4000)}` });
+    }, { message: `three Deployments created by the controller; logs:\n${controller.logs().slice(-4000)}` });
     assert.deepEqual(applied, ["alpha", "beta", "gamma"]);
     assert.ok(
-      (sampleSum(after, "rest_client_requests_total", { method: "PATCH" }) ?? 0) >= 3,
-      "rest_client_requests_total counted the apply PATCHes",
+      (sampleSum(after, "rest_client_requests_total", { method: "POST" }) ?? 0) >= 3,
+      "rest_client_requests_total counted the creates",
     );
     assert.ok(
       (sampleSum(after, "controller_runtime_reconcile_time_seconds_count", { controller: "foo" }) ?? 0) >= 3,

@@ -200,8 +200,35 @@ Deno.test("invalid JSON errors the stream with the line number, after the good e
     assert.ok(error instanceof WatchDecodeError);
     assert.equal(error.reason, "invalidJson");
     assert.equal(error.lineNumber, 2);
-    assert.equal(error.excerpt, "{not json}");
-    assert.match(error.message, /^Cannot decode watch event on line 2: not valid JSON/);
+    assert.match(
+      error.message,
+      /^Cannot decode watch event on line 2: not valid JSON \(at position 1 of a 10-character line\)$/,
+    );
+  }
+});
+
+Deno.test("decode errors never carry the offending line: it may be a Secret", async () => {
+  const secret = "c2VjcmV0LXBhc3N3b3Jk";
+  const secretLine = `{"type":"ADDED","object":{"kind":"Secret","data":{"password":"${secret}"}`;
+  const cases = [
+    `${secretLine}\n`, // invalid JSON (unterminated)
+    `{"type":"ADDED","object":{"kind":"Secret","data":{"password":"${secret}"} x}\n`, // invalid JSON
+    `{"type":"${secret}","object":{"metadata":{}}}\n`.replace(secret, "NOPE"), // unknown type
+    `{"object":{"data":{"password":"${secret}"}}}\n`, // missing type
+    `${secretLine}`, // truncated at the end
+    `${secretLine}${"x".repeat(300)}\n`, // too long
+  ];
+  for (const text of cases) {
+    const { error } = await decodeAll([enc.encode(text)], 200);
+    assert.ok(error instanceof WatchDecodeError, String(error));
+    const shown = JSON.stringify({
+      ...error,
+      message: error.message,
+      stack: error.stack,
+      cause: error.cause,
+    });
+    assert.ok(!shown.includes(secret), `leaked in ${error.reason}: ${shown}`);
+    assert.ok(!shown.includes("password"), `leaked a field name in ${error.reason}: ${shown}`);
   }
 });
 

@@ -1,0 +1,85 @@
+/**
+ * Whether a server certificate is valid for the name a client connects to, by the rules Go and
+ * rustls use: only subjectAltName entries count (never the subject's CN); an IP address matches
+ * only an iPAddress entry; a DNS name matches a dNSName entry case-insensitively, where a leading
+ * "*." stands for exactly one whole label and needs at least two labels after it.
+ * @module
+ */
+import { isIP } from "node:net";
+import type { AltName, Certificate } from "./_certificate.ts";
+
+/** True when `cert` names `name` (a host name, or an IPv4/IPv6 address without brackets). */
+export function certificateMatchesName(cert: Certificate, name: string): boolean {
+  const ip = ipBytes(name);
+  if (ip !== undefined) {
+    return cert.altNames.some((alt) => alt.kind === "ip" && sameAddress(alt.bytes, ip));
+  }
+  const host = name.toLowerCase().replace(/\.$/, "");
+  if (host === "") return false;
+  return cert.altNames.some((alt) => alt.kind === "dns" && dnsMatches(alt.value.toLowerCase(), host));
+}
+
+/** The names a certificate is valid for, for error messages: e.g. `DNS:localhost, IP:127.0.0.1`. */
+export function describeNames(cert: Certificate, max = 10): string {
+  const shown = cert.altNames.slice(0, max).map(showName);
+  if (shown.length === 0) return "no DNS names or IP addresses (the subject CN is not used)";
+  const more = cert.altNames.length - shown.length;
+  return shown.join(", ") + (more > 0 ? ` and ${more} more` : "");
+}
+
+function showName(alt: AltName): string {
+  if (alt.kind === "dns") return `DNS:${alt.value}`;
+  if (alt.bytes.length === 4) return `IP:${alt.bytes.join(".")}`;
+  const groups: string[] = [];
+  for (let i = 0; i < 16; i += 2) groups.push(((alt.bytes[i]! << 8) | alt.bytes[i + 1]!).toString(16));
+  return `IP:${groups.join(":")}`;
+}
+
+function dnsMatches(pattern: string, host: string): boolean {
+  const p = pattern.replace(/\.$/, "");
+  if (!p.startsWith("*.")) return p === host;
+  const suffix = p.slice(2);
+  if (suffix.includes("*") || !suffix.includes(".")) return false;
+  const dot = host.indexOf(".");
+  return dot > 0 && host.slice(dot + 1) === suffix;
+}
+
+/** An IPv4-mapped IPv6 SAN matches the IPv4 address, as in Go. */
+function sameAddress(san: Uint8Array, ip: Uint8Array): boolean {
+  const a = normalize(san);
+  const b = normalize(ip);
+  return a.length === b.length && a.every((byte, i) => byte === b[i]);
+}
+
+function normalize(bytes: Uint8Array): Uint8Array {
+  if (bytes.length !== 16) return bytes;
+  for (let i = 0; i < 10; i++) if (bytes[i] !== 0) return bytes;
+  return bytes[10] === 0xff && bytes[11] === 0xff ? bytes.subarray(12) : bytes;
+}
+
+/** The bytes of an IP address literal, or undefined for a host name. */
+export function ipBytes(name: string): Uint8Array | undefined {
+  const family = isIP(name);
+  if (family === 4) return new Uint8Array(name.split(".").map(Number));
+  if (family !== 6) return undefined;
+  let text = name.toLowerCase();
+  const tail: number[] = [];
+  const v4 = /(\d+\.\d+\.\d+\.\d+)$/.exec(text);
+  if (v4) {
+    tail.push(...v4[1]!.split(".").map(Number));
+    text = text.slice(0, -v4[1]!.length) + "0:0";
+  }
+  const [head, rest] = text.split("::") as [string, string | undefined];
+  const words = (part: string) => (part === "" ? [] : part.split(":").map((w) => parseInt(w, 16)));
+  const left = words(head);
+  const right = rest === undefined ? [] : words(rest);
+  const fill = new Array(8 - left.length - right.length).fill(0);
+  const all = [...left, ...fill, ...right];
+  const out = new Uint8Array(16);
+  all.forEach((word, i) => {
+    out[2 * i] = word >> 8;
+    out[2 * i + 1] = word & 0xff;
+  });
+  if (tail.length === 4) out.set(tail, 12);
+  return out;
+}
