@@ -40,13 +40,10 @@ Deno.test("in-cluster configuration never loads the YAML parser (npm:yaml stays 
   try {
     await Deno.writeTextFile(join(sa, "token"), "token-value");
     await Deno.writeTextFile(join(sa, "namespace"), "kube-system");
-    // Any PEM-shaped file: loadConfig only reads it; no connection is made.
-    await Deno.writeTextFile(
-      join(sa, "ca.crt"),
-      "-----BEGIN CERTIFICATE-----\nMA==\n-----END CERTIFICATE-----\n",
-    );
+    // A real CA certificate (loadConfig parses it); no connection is made.
+    await Deno.copyFile(new URL("../http/fixtures/trust/ca.crt", import.meta.url), join(sa, "ca.crt"));
     const result = await loadWithoutNpm({ saDir: sa });
-    assert.ok(result.success, `loading the in-cluster config needed npm:\n${result.stderr}`);
+    assert.ok(result.success, `loading the in-cluster config failed without npm:\n${result.stderr}`);
     assert.equal(result.stdout.trim(), "in-cluster");
 
     // The probe can tell: parsing a kubeconfig file does load the parser, and fails without npm.
