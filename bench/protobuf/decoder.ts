@@ -1,7 +1,7 @@
 /**
  * Prototype: a decoder for Kubernetes' protobuf encoding (`application/vnd.kubernetes.protobuf`) of
  * core kinds, driven by the field tables that gen_tables.ts generates from the k8s.io/api `.proto`
- * files. It builds the same plain objects JSON.parse gives for the server's JSON (see decode_bench.ts,
+ * files. It builds the same plain objects JSON.parse gives for the server's JSON (see compare.ts,
  * which checks that on real server objects), so it could sit behind content negotiation.
  *
  * JSON mappings the `.proto` files do not state, written here: meta/v1 Time and MicroTime become

@@ -7,7 +7,7 @@
  * 3. Server CPU: the API server's CPU per LIST (resourceVersion=0, from its watch cache) for each
  *    encoding, with and without gzip, read from /proc/<pid>/stat around each request, interleaved.
  *
- *   deno run --allow-all bench/protobuf/decode_bench.ts [--n=10000] [--rounds=15]
+ *   deno run --allow-all bench/protobuf/compare.ts [--n=10000] [--rounds=15]
  */
 import assert from "node:assert/strict";
 import { parseArgs } from "node:util";
