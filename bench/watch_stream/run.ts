@@ -156,7 +156,7 @@ try {
 const base = clients[0]!;
 print();
 print(
-  `Watch decoding over TLS (configured CA), ${EVENTS} ~1 KB ConfigMap events, chunked, flush=${opts.flush}; ` +
+  `Watch decoding over TLS (configured CA), ${EVENTS} ~1.4 KB ConfigMap events, chunked, flush=${opts.flush}; ` +
     `median of ${ROUNDS} interleaved rounds, ${new Date().toISOString().slice(0, 10)}`,
 );
 print();
