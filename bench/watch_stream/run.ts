@@ -1,6 +1,6 @@
 /**
  * Whole-stack watch decoding, side by side: a TLS HTTP/1.1 server (server/, Go) streams the same
- * `--events` ~1 KB ConfigMap watch events (chunked) to each client, each a fresh process, in
+ * `--events` ~1.4 KB ConfigMap watch events (chunked) to each client, each a fresh process, in
  * interleaved rounds after a warm-up round. Clients: kubeloop (kubeconfig with a configured CA →
  * KubeClient.watch → WatchDecoderStream), kubeloop's watcher path (WatchStreamReader), Deno's native
  * fetch + JSON.parse per line, and @kubernetes/client-node's Watch on Node (deno_watch.ts,

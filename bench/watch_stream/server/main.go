@@ -1,5 +1,5 @@
 // A TLS HTTP/1.1 server for bench/watch_stream: every GET gets the same watch stream of -events
-// ConfigMap events (~1 KB each, newline-delimited JSON, chunked), the way kube-apiserver frames a
+// ConfigMap events (~1.4 KB each, newline-delimited JSON, chunked), the way kube-apiserver frames a
 // watch: one write per event, flushed after each event (-flush=each, a watch whose reader keeps up)
 // or only when Go's 2 KiB response buffer fills (-flush=none, a burst). It generates its own CA and
 // a P-256 server certificate for 127.0.0.1 (the key type tests/testenv uses), writes a kubeconfig
@@ -78,7 +78,7 @@ current-context: bench
 	})))
 }
 
-// render builds the events once; each is a MODIFIED ConfigMap of ~1 KB ending in a newline.
+// render builds the events once; each is a MODIFIED ConfigMap of ~1.4 KB ending in a newline.
 func render(n int) [][]byte {
 	out := make([][]byte, n)
 	filler := strings.Repeat("abcdefghijklmnopqrstuvwxyz0123456789", 3)
