@@ -73,17 +73,26 @@ export function scalingSvg(series: readonly ScalingSeries[], subtitle: string): 
   const legend = series.map((s, i) =>
     `<rect x="${10 + i * 150}" y="${legendY - 10}" width="12" height="12" fill="${
       COLORS[i % COLORS.length]
-    }"/>` +
+    }"/>\n` +
     `<text x="${28 + i * 150}" y="${legendY}">${esc(s.name)}</text>`
   ).join("\n");
-  return `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${
-    H + 44
-  }" font-family="sans-serif" font-size="11">
-<rect width="100%" height="100%" fill="white"/>
-${panel(0, "time-to-synced per object (µs)", series, (p) => p.usPerObject)}
-${panel(W + GAP, "peak RSS per object (KB)", series, (p) => p.kbPerObject)}
-${legend}
-<text x="${width - 6}" y="${H + 38}" text-anchor="end" fill="#666">${esc(subtitle)}</text>
+  const body = [
+    `<rect width="100%" height="100%" fill="white"/>`,
+    panel(0, "time-to-synced per object (µs)", series, (p) => p.usPerObject),
+    panel(W + GAP, "peak RSS per object (KB)", series, (p) => p.kbPerObject),
+    legend,
+    `<text x="${width - 6}" y="${H + 38}" text-anchor="end" fill="#666">${esc(subtitle)}</text>`,
+  ].join("\n");
+  // Laid out the way `deno fmt` formats SVG (one child per line, indented, " />"), so the file stays fmt-clean.
+  const children = body.split("\n").map((line) => `  ${line.replace(/"\/>/g, '" />')}`).join("\n");
+  return `<svg
+  xmlns="http://www.w3.org/2000/svg"
+  width="${width}"
+  height="${H + 44}"
+  font-family="sans-serif"
+  font-size="11"
+>
+${children}
 </svg>
 `;
 }
