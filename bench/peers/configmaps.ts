@@ -4,7 +4,7 @@
  * API server returns on top (uid, resourceVersion, creationTimestamp, managedFields), for the
  * decode bench.
  *
- *   deno run bench/peers/configmaps.ts <namespace> <from> <to>   # prints a v1 List of [from, to)
+ *   deno run bench/peers/configmaps.ts <namespace> <from> <to> [configmaps|foos]   # a v1 List of [from, to)
  */
 
 /** One ConfigMap as a client would create it (about 1.3 KB of JSON). */
@@ -70,10 +70,26 @@ export function serverConfigMap(i: number, namespace: string): Record<string, un
   };
 }
 
+/** One Foo (the sample-controller's custom resource) as a client would create it. */
+export function foo(i: number, namespace: string): Record<string, unknown> {
+  const name = `bench-${String(i).padStart(6, "0")}`;
+  return {
+    apiVersion: "samplecontroller.k8s.io/v1alpha1",
+    kind: "Foo",
+    metadata: {
+      name,
+      namespace,
+      labels: { "app.kubernetes.io/name": "bench", "app.kubernetes.io/instance": `bench-${i % 50}` },
+    },
+    spec: { deploymentName: name, replicas: 1 + (i % 3) },
+  };
+}
+
 if (import.meta.main) {
-  const [namespace = "default", from = "0", to = "1000"] = Deno.args;
+  const [namespace = "default", from = "0", to = "1000", kind = "configmaps"] = Deno.args;
+  const make = kind === "foos" ? foo : configMap;
   const items = [];
-  for (let i = Number(from); i < Number(to); i++) items.push(configMap(i, namespace));
+  for (let i = Number(from); i < Number(to); i++) items.push(make(i, namespace));
   const list = JSON.stringify({ apiVersion: "v1", kind: "List", items });
   Deno.stdout.writeSync(new TextEncoder().encode(list + "\n"));
 }

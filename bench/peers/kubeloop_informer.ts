@@ -1,19 +1,22 @@
 /**
- * Cold-sync probe of kubeloop for bench/peers/run.sh: an Informer (lib/cache) over a KubeClient
- * (lib/client) from loadConfig (lib/config) lists and watches ConfigMaps in one namespace; once
+ * Cold-sync probe of kubeloop for bench/peers/cold_sync.ts: an Informer (lib/cache) over a KubeClient
+ * (lib/client) from loadConfig (lib/config) lists and watches ConfigMaps (or Foos) in one namespace,
+ * with the library's default initial list unless one is named; once
  * `ready()` has resolved and the store holds the expected count, it prints
  * "synced <count> <ms since process start>" and exits. The start is $KUBELOOP_BENCH_T0_MS (epoch ms,
  * set by the harness just before it starts the process), else the runtime's time origin.
  *
  *   KUBECONFIG=PATH deno run --allow-net=127.0.0.1 --allow-read \
  *     --allow-env=KUBECONFIG,HOME,KUBERNETES_SERVICE_HOST,KUBERNETES_SERVICE_PORT,KUBELOOP_BENCH_T0_MS \
- *     bench/peers/kubeloop_informer.ts <namespace> <expect>
+ *     bench/peers/kubeloop_informer.ts <namespace> <expect> [configmaps|foos] [auto|paged|stream]
  */
 import { Informer } from "../../lib/cache/mod.ts";
 import { CONFIG_MAPS, KubeClient } from "../../lib/client/mod.ts";
 import { loadConfig } from "../../lib/config/mod.ts";
+import { FOOS } from "../../lib/sample_controller/types.ts";
+import type { InitialListMode } from "../../lib/watch/mod.ts";
 
-const [namespace = "default", expectArg = "0"] = Deno.args;
+const [namespace = "default", expectArg = "0", resource = "configmaps", initialList] = Deno.args;
 const expect = Number(expectArg);
 const encoder = new TextEncoder();
 const t0 = Number(Deno.env.get("KUBELOOP_BENCH_T0_MS") ?? "");
@@ -26,7 +29,10 @@ function fail(message: string): never {
 const controller = new AbortController();
 const timeout = setTimeout(() => controller.abort(new Error("not synced within 300 s")), 300_000);
 await using client = new KubeClient(await loadConfig());
-const informer = new Informer(client, CONFIG_MAPS, { namespace });
+const informer = new Informer(client, resource === "foos" ? FOOS : CONFIG_MAPS, {
+  namespace,
+  ...(initialList ? { initialList: initialList as InitialListMode } : {}),
+});
 const running = informer.run({ signal: controller.signal });
 try {
   await informer.ready(controller.signal);

@@ -1,5 +1,5 @@
-import { parse, YAMLError } from "npm:yaml@^2.9.1";
 import { ConfigError } from "./config_error.ts";
+import { loadYaml, type YamlModule } from "./_yaml.ts";
 import { type ExecConfig, parseExecConfig } from "./exec_config.ts";
 import { decodeBase64Text, dirname, resolvePath } from "./_private.ts";
 import {
@@ -98,14 +98,16 @@ const UNSUPPORTED_USER_KEYS = [
 /**
  * Parses and validates one kubeconfig (YAML or JSON). Every entry is checked for types and
  * base64, as client-go's decoder does for the whole file; features kubeloop does not support
- * are only recorded, and rejected when the selected context uses them.
+ * are only recorded, and rejected when the selected context uses them. Asynchronous because the
+ * YAML parser is loaded on first use (a controller running in a pod never needs it).
  * @throws {ConfigError} `Parse`, `InvalidField` or `MissingField`, naming `path` and the field.
  */
-export function parseKubeconfig(text: string, path: string): KubeconfigFile {
+export async function parseKubeconfig(text: string, path: string): Promise<KubeconfigFile> {
+  const yaml = await loadYaml();
   let doc: unknown;
   try {
     // logLevel "error": warnings (e.g. an unknown tag, which quotes it) are not printed to the console.
-    doc = parse(text, { logLevel: "error" });
+    doc = yaml.parse(text, { logLevel: "error" });
   } catch (error) {
     const permission = permissionProblem(error);
     if (permission) {
@@ -116,7 +118,7 @@ export function parseKubeconfig(text: string, path: string): KubeconfigFile {
     }
     // The yaml library's message quotes the offending source line, which may hold a token or key,
     // so neither it nor the error itself (as a cause) leaves here: only its code and position.
-    throw new ConfigError(`Cannot parse kubeconfig "${path}": ${yamlErrorSummary(error)}`, {
+    throw new ConfigError(`Cannot parse kubeconfig "${path}": ${yamlErrorSummary(error, yaml)}`, {
       reason: "Parse",
       file: path,
     });
@@ -166,8 +168,8 @@ function permissionProblem(error: unknown): string | undefined {
     `(${error.name}); run with --ignore-env=LOG_TOKENS,LOG_STREAM (or --allow-env=LOG_TOKENS,LOG_STREAM)`;
 }
 
-function yamlErrorSummary(error: unknown): string {
-  if (!(error instanceof YAMLError)) {
+function yamlErrorSummary(error: unknown, yaml: YamlModule): string {
+  if (!(error instanceof yaml.YAMLError)) {
     return `invalid YAML (${error instanceof Error ? error.name : "unknown error"})`;
   }
   const at = error.linePos?.[0];

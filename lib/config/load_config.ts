@@ -211,5 +211,5 @@ async function readKubeconfig(
       cause,
     });
   }
-  return parseKubeconfig(text, path);
+  return await parseKubeconfig(text, path);
 }

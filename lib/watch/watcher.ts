@@ -164,22 +164,57 @@ export async function* watcher<T extends KubeObject = KubeObject>(
   const onAbort = () => void stream?.close();
   signal?.addEventListener("abort", onAbort, { once: true });
 
+  // Paged lists: the next page is requested as soon as a page arrives, so the server (and the network)
+  // work on it while this page is turned into events and cached. It is used only when the state machine
+  // asks for exactly that continue token; otherwise it is cancelled.
+  let prefetch: { token: string; page: Promise<WatcherInput<T>>; cancel: AbortController } | undefined;
+  const dropPrefetch = async () => {
+    const dropped = prefetch;
+    prefetch = undefined;
+    if (dropped) {
+      dropped.cancel.abort();
+      await dropped.page;
+    }
+  };
+  async function listPage(opts: ListOptions): Promise<WatcherInput<T>> {
+    hooks.onList?.(opts);
+    try {
+      const list = await client.list<T>(ref, opts);
+      hooks.onConnected?.();
+      return { kind: "listed", list };
+    } catch (error) {
+      return { kind: "listFailed", error };
+    }
+  }
+
   async function perform(action: WatcherAction): Promise<WatcherInput<T>> {
     switch (action.kind) {
       case "list": {
-        const opts: ListOptions = {
-          ...selectors,
-          limit: pageSize,
-          ...definedOnly({ resourceVersion: action.resourceVersion, continue: action.continue }),
-        };
-        hooks.onList?.(opts);
-        try {
-          const list = await client.list<T>(ref, opts);
-          hooks.onConnected?.();
-          return { kind: "listed", list };
-        } catch (error) {
-          return { kind: "listFailed", error };
+        let page: Promise<WatcherInput<T>>;
+        if (prefetch !== undefined && action.continue !== undefined && prefetch.token === action.continue) {
+          page = prefetch.page;
+          prefetch = undefined;
+        } else {
+          await dropPrefetch();
+          page = listPage({
+            ...selectors,
+            limit: pageSize,
+            ...definedOnly({ resourceVersion: action.resourceVersion, continue: action.continue }),
+          });
         }
+        const input = await page;
+        const token = input.kind === "listed" ? input.list.metadata.continue : undefined;
+        if (token && !signal?.aborted) {
+          const cancel = new AbortController();
+          const opts: ListOptions = {
+            ...selectors,
+            signal: signal ? AbortSignal.any([signal, cancel.signal]) : cancel.signal,
+            limit: pageSize,
+            continue: token,
+          };
+          prefetch = { token, page: listPage(opts), cancel };
+        }
+        return input;
       }
       case "watch": {
         const timeoutSeconds = Math.floor(minTimeout + random() * (maxTimeout - minTimeout));
@@ -238,6 +273,7 @@ export async function* watcher<T extends KubeObject = KubeObject>(
     }
   } finally {
     signal?.removeEventListener("abort", onAbort);
+    await dropPrefetch();
     await stream?.close();
   }
 }

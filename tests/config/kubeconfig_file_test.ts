@@ -2,9 +2,9 @@ import assert from "node:assert/strict";
 import { ConfigError, parseKubeconfig } from "../../lib/config/mod.ts";
 import { b64 } from "./_helpers.ts";
 
-function parseError(text: string, path = "/x/config"): ConfigError {
+async function parseError(text: string, path = "/x/config"): Promise<ConfigError> {
   try {
-    parseKubeconfig(text, path);
+    await parseKubeconfig(text, path);
   } catch (error) {
     assert.ok(error instanceof ConfigError, `expected ConfigError, got ${error}`);
     return error;
@@ -12,8 +12,8 @@ function parseError(text: string, path = "/x/config"): ConfigError {
   assert.fail("expected parseKubeconfig to throw");
 }
 
-Deno.test("parseKubeconfig reads clusters, users, contexts and current-context", () => {
-  const file = parseKubeconfig(
+Deno.test("parseKubeconfig reads clusters, users, contexts and current-context", async () => {
+  const file = await parseKubeconfig(
     `
 current-context: dev
 clusters:
@@ -49,8 +49,8 @@ contexts:
   );
 });
 
-Deno.test("parseKubeconfig resolves relative paths against the file's own directory", () => {
-  const file = parseKubeconfig(
+Deno.test("parseKubeconfig resolves relative paths against the file's own directory", async () => {
+  const file = await parseKubeconfig(
     `
 clusters:
 - name: c
@@ -77,14 +77,14 @@ users:
   assert.equal(file.users[1]?.exec?.command, "gke-plugin", "a bare command name is left for $PATH");
 });
 
-Deno.test("an empty kubeconfig parses to no entries", () => {
-  const file = parseKubeconfig("", "/x/config");
+Deno.test("an empty kubeconfig parses to no entries", async () => {
+  const file = await parseKubeconfig("", "/x/config");
   assert.deepEqual([file.clusters.length, file.users.length, file.contexts.length], [0, 0, 0]);
   assert.equal(file.currentContext, undefined);
 });
 
-Deno.test("invalid YAML is a Parse ConfigError naming the file", () => {
-  const error = parseError("clusters: [\n  - name: a\n", "/x/bad");
+Deno.test("invalid YAML is a Parse ConfigError naming the file", async () => {
+  const error = await parseError("clusters: [\n  - name: a\n", "/x/bad");
   assert.equal(error.reason, "Parse");
   assert.equal(error.file, "/x/bad");
   assert.match(
@@ -93,7 +93,7 @@ Deno.test("invalid YAML is a Parse ConfigError naming the file", () => {
   );
 });
 
-Deno.test("a YAML error names its code and position but never quotes the source, which may hold secrets", () => {
+Deno.test("a YAML error names its code and position but never quotes the source, which may hold secrets", async () => {
   const cases = [
     [
       "users:\n- name: u\n  user:\n    token: SECRET-TOKEN: x\n",
@@ -106,7 +106,7 @@ Deno.test("a YAML error names its code and position but never quotes the source,
     ["users:\n- name: u\n  user:\n    token: *SECRET-TOKEN\n", /: invalid YAML \(ReferenceError\)$/],
   ] as const;
   for (const [text, detail] of cases) {
-    const error = parseError(text);
+    const error = await parseError(text);
     assert.match(error.message, /^Cannot parse kubeconfig "\/x\/config": invalid YAML /);
     assert.match(error.message, detail);
     assert.doesNotMatch(error.message, /SECRET/);
@@ -114,8 +114,8 @@ Deno.test("a YAML error names its code and position but never quotes the source,
   }
 });
 
-Deno.test("invalid base64 in a -data field names the file and field", () => {
-  const error = parseError(`
+Deno.test("invalid base64 in a -data field names the file and field", async () => {
+  const error = await parseError(`
 users:
 - name: a
   user: {token: x}
@@ -132,14 +132,14 @@ users:
   );
 });
 
-Deno.test("invalid base64 in certificate-authority-data names the cluster field", () => {
-  const error = parseError(
+Deno.test("invalid base64 in certificate-authority-data names the cluster field", async () => {
+  const error = await parseError(
     `clusters: [{name: c, cluster: {server: "https://h", certificate-authority-data: "%%%"}}]`,
   );
   assert.equal(error.field, "clusters[0].cluster.certificate-authority-data");
 });
 
-Deno.test("fields of the wrong type are InvalidField errors naming the field and type", () => {
+Deno.test("fields of the wrong type are InvalidField errors naming the field and type", async () => {
   const cases: [string, string, RegExp][] = [
     [`clusters: {a: 1}`, "clusters", /must be a list, got a mapping/],
     [
@@ -161,20 +161,20 @@ Deno.test("fields of the wrong type are InvalidField errors naming the field and
     ],
   ];
   for (const [text, field, message] of cases) {
-    const error = parseError(text);
+    const error = await parseError(text);
     assert.equal(error.reason, "InvalidField", text);
     assert.equal(error.field, field, text);
     assert.match(error.message, message, text);
   }
 });
 
-Deno.test("missing names and bodies are MissingField errors", () => {
-  let error = parseError(`users: [{user: {token: t}}]`);
+Deno.test("missing names and bodies are MissingField errors", async () => {
+  let error = await parseError(`users: [{user: {token: t}}]`);
   assert.equal(error.reason, "MissingField");
   assert.equal(error.field, "users[0].name");
-  error = parseError(`contexts: [{name: c}]`);
+  error = await parseError(`contexts: [{name: c}]`);
   assert.equal(error.field, "contexts[0].context");
-  error = parseError(`users: [{name: u, user: {exec: {apiVersion: client.authentication.k8s.io/v1}}}]`);
+  error = await parseError(`users: [{name: u, user: {exec: {apiVersion: client.authentication.k8s.io/v1}}}]`);
   assert.equal(error.field, "users[0].user.exec.command");
   assert.equal(
     error.message,
@@ -182,22 +182,22 @@ Deno.test("missing names and bodies are MissingField errors", () => {
   );
 });
 
-Deno.test("a name repeated inside one file is rejected, as client-go does", () => {
-  const error = parseError(`clusters: [{name: a, cluster: {}}, {name: a, cluster: {}}]`);
+Deno.test("a name repeated inside one file is rejected, as client-go does", async () => {
+  const error = await parseError(`clusters: [{name: a, cluster: {}}, {name: a, cluster: {}}]`);
   assert.equal(error.reason, "InvalidField");
   assert.equal(error.field, "clusters[1].name");
 });
 
-Deno.test("an unknown exec interactiveMode is rejected with the allowed values", () => {
-  const error = parseError(
+Deno.test("an unknown exec interactiveMode is rejected with the allowed values", async () => {
+  const error = await parseError(
     `users: [{name: u, user: {exec: {apiVersion: v, command: c, interactiveMode: Sometimes}}}]`,
   );
   assert.equal(error.field, "users[0].user.exec.interactiveMode");
   assert.match(error.message, /must be one of Never, IfAvailable, Always, got "Sometimes"/);
 });
 
-Deno.test("unsupported user features are recorded, not rejected, at parse time", () => {
-  const file = parseKubeconfig(
+Deno.test("unsupported user features are recorded, not rejected, at parse time", async () => {
+  const file = await parseKubeconfig(
     `users: [{name: u, user: {auth-provider: {name: gcp}, username: a, password: b}}, {name: v, user: {token: t}}]`,
     "/x/config",
   );
@@ -205,8 +205,8 @@ Deno.test("unsupported user features are recorded, not rejected, at parse time",
   assert.deepEqual(file.users[1]?.unsupported, []);
 });
 
-Deno.test("exec env entries and args are parsed", () => {
-  const file = parseKubeconfig(
+Deno.test("exec env entries and args are parsed", async () => {
+  const file = await parseKubeconfig(
     `
 users:
 - name: u
@@ -231,8 +231,8 @@ users:
 Deno.test({
   name: "without env permission for the YAML parser's variables the error is a Permission error naming them",
   permissions: { read: true, env: false },
-  fn() {
-    const error = parseError("current-context: dev\n");
+  async fn() {
+    const error = await parseError("current-context: dev\n");
     assert.equal(error.reason, "Permission");
     assert.match(error.message, /environment variable LOG_TOKENS/);
     assert.match(error.message, /--ignore-env=LOG_TOKENS,LOG_STREAM/);

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { mergeKubeconfigs, parseKubeconfig } from "../../lib/config/mod.ts";
 
-const first = parseKubeconfig(
+const first = await parseKubeconfig(
   `
 clusters: [{name: shared, cluster: {server: "https://first"}}, {name: only-first, cluster: {server: "https://f"}}]
 users: [{name: me, user: {token: first-token}}]
@@ -9,7 +9,7 @@ contexts: [{name: dev, context: {cluster: shared, user: me}}]
 `,
   "/a/config",
 );
-const second = parseKubeconfig(
+const second = await parseKubeconfig(
   `
 current-context: dev
 clusters: [{name: shared, cluster: {server: "https://second"}}, {name: only-second, cluster: {server: "https://s"}}]
@@ -18,7 +18,7 @@ contexts: [{name: dev, context: {cluster: only-second, user: me}}, {name: prod, 
 `,
   "/b/config",
 );
-const third = parseKubeconfig(`current-context: prod`, "/c/config");
+const third = await parseKubeconfig(`current-context: prod`, "/c/config");
 
 Deno.test("the first file to define a name wins and duplicates do not throw", () => {
   const merged = mergeKubeconfigs([first, second]);

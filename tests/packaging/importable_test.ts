@@ -40,7 +40,7 @@ Deno.test("a project in an empty folder with no import map imports lib/mod.ts by
     "main.ts": `
 import { parseKubeconfig, resourcePath, CONFIG_MAPS } from "{{LIB}}mod.ts";
 
-const file = parseKubeconfig(
+const file = await parseKubeconfig(
   "clusters:\\n- name: c\\n  cluster: {server: https://127.0.0.1:6443}\\ncurrent-context: x\\n",
   "/nowhere/config",
 );

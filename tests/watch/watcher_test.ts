@@ -5,6 +5,8 @@ import { WatchEndedEarlyError } from "../../lib/watch/watch_ended_early_error.ts
 import { WatchIdleTimeoutError } from "../../lib/watch/watch_idle_timeout_error.ts";
 import { watcher, type WatcherOptions } from "../../lib/watch/watcher.ts";
 import type { WatcherEvent } from "../../lib/watch/watcher_event.ts";
+import type { ListWatcher } from "../../lib/watch/list_watcher.ts";
+import type { KubeObject, ListOptions, ObjectList, ResourceRef } from "../../lib/client/types.ts";
 import { FakeClock, flush } from "../_util/fake_clock.ts";
 import {
   apiError,
@@ -51,6 +53,38 @@ Deno.test("the initial list is paged (limit 500, RV 0 then continue) and the wat
   assert.deepEqual(lw.watches, [{ allowWatchBookmarks: true, timeoutSeconds: 450, resourceVersion: "10" }]);
   await it.return();
   assert.equal(lw.bodies[0]!.cancelled, true, "return() closes the open stream");
+});
+
+Deno.test("the next page is requested while the previous one is still being handed out", async () => {
+  const lw = new ScriptedListWatcher(
+    [page([cm("a", "1"), cm("b", "2")], "10", "c1"), page([cm("c", "3")], "10")],
+    [new ScriptedBody([], { stall: true })],
+  );
+  const it = start(lw);
+  assert.deepEqual((await take(it, 2)).map(brief), ["init", "initApply:a@1"]);
+  assert.deepEqual(lw.lists, [{ limit: 500, resourceVersion: "0" }, { limit: 500, continue: "c1" }]);
+  assert.deepEqual((await take(it, 3)).map(brief), ["initApply:b@2", "initApply:c@3", "initDone@10"]);
+  assert.equal(lw.lists.length, 2, "the prefetched page is used, not asked for again");
+  await it.return();
+});
+
+Deno.test("leaving the iteration cancels a prefetched page that is still in flight", async () => {
+  let prefetchSignal: AbortSignal | undefined;
+  const lw: ListWatcher = {
+    list<T extends KubeObject>(_ref: ResourceRef, opts: ListOptions): Promise<ObjectList<T>> {
+      if (!opts.continue) return Promise.resolve(page([cm("a", "1")], "10", "c1") as ObjectList<T>);
+      prefetchSignal = opts.signal;
+      return new Promise((_resolve, reject) => {
+        opts.signal?.addEventListener("abort", () => reject(opts.signal?.reason), { once: true });
+      });
+    },
+    watch: () => Promise.reject(new Error("not reached")),
+  };
+  const it = start(lw as ScriptedListWatcher);
+  assert.deepEqual((await take(it, 2)).map(brief), ["init", "initApply:a@1"]);
+  assert.equal(prefetchSignal?.aborted, false);
+  await it.return();
+  assert.equal(prefetchSignal?.aborted, true);
 });
 
 Deno.test("selectors and namespace are passed to list and watch; timeoutSeconds is drawn from [300, 600)", async () => {

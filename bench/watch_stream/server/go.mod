@@ -1,0 +1,3 @@
+module kubeloop.invalid/bench/watch_stream/server
+
+go 1.26.0
