@@ -6,7 +6,7 @@ import { CONFIG_MAPS, KubeClient, type KubeObject } from "../../lib/client/mod.t
 import { loadConfig } from "../../lib/config/mod.ts";
 import { HttpClient, type HttpRequest, type HttpResponse } from "../../lib/http/mod.ts";
 import { WatchDecoderStream, type WatchEvent } from "../../lib/watch/mod.ts";
-import { createNamespace, testEnv } from "../_util/testenv.ts";
+import { createNamespace, kubectlOk, testEnv } from "../_util/testenv.ts";
 
 /** An admin KubeClient over an HttpClient that records the Content-Encoding of every streamed response. */
 async function recordingClient(): Promise<{ client: KubeClient; http: HttpClient; encodings: string[] }> {
@@ -25,7 +25,12 @@ async function recordingClient(): Promise<{ client: KubeClient; http: HttpClient
   return { client: new KubeClient(config, { transport }), http, encodings };
 }
 
-Deno.test("a gzip-compressed watch delivers every event in order without a decode error", async () => {
+// kube-apiserver v1.37 gzips streaming-list watches (one gzip member per flush, which broke the web
+// DecompressionStream); v1.34 sends them uncompressed. The releases in between were not measured.
+const serverMinor = Number(JSON.parse(await kubectlOk(["version", "-o", "json"])).serverVersion.minor);
+const expectedEncoding = serverMinor >= 37 ? "gzip" : serverMinor <= 34 ? "identity" : undefined;
+
+Deno.test("a watch, gzip-compressed by a v1.37 server (plain from v1.34), delivers every event in order without a decode error", async () => {
   await using ns = await createNamespace("client-watch");
   const { client, http, encodings } = await recordingClient();
   await using _client = client;
@@ -38,7 +43,9 @@ Deno.test("a gzip-compressed watch delivers every event in order without a decod
     allowWatchBookmarks: true,
     timeoutSeconds: 30,
   });
-  assert.deepEqual(encodings, ["gzip"], "the server compressed the watch response");
+  if (expectedEncoding) {
+    assert.deepEqual(encodings, [expectedEncoding], `the v1.${serverMinor} server's watch response encoding`);
+  }
   const reader = stream.pipeThrough(new WatchDecoderStream<KubeObject>()).getReader();
   const seen: string[] = [];
   try {
