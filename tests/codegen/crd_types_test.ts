@@ -1,19 +1,6 @@
 import assert from "node:assert/strict";
 import { generateCrdTypes } from "../../lib/codegen/mod.ts";
-import { parseCrds } from "../../lib/codegen/generate_crd_types.ts";
 import type { CustomResourceDefinition } from "../../lib/resources/mod.ts";
-import { formatTs } from "./_format.ts";
-
-const root = new URL("../../", import.meta.url);
-
-Deno.test("lib/sample_controller/foo.ts is exactly what the CRD generator makes from crds/", async () => {
-  const file = "crds/samplecontroller.k8s.io_foos.yaml";
-  const [crd] = parseCrds(await Deno.readTextFile(new URL(file, root)), file);
-  assert.ok(crd);
-  const generated = await formatTs(generateCrdTypes(crd, { kubeloop: "../client/types.ts", source: file }));
-  const committed = await Deno.readTextFile(new URL("lib/sample_controller/foo.ts", root));
-  assert.equal(committed, generated, "run `deno task gen:crds` after changing crds/");
-});
 
 function crd(
   schema: unknown,
