@@ -20,6 +20,7 @@ import {
   removePaths,
 } from "./_patches.ts";
 import { type Change, FakeWatch, partialMetadata, scopeMatcher } from "./_fake_watch.ts";
+import { InvalidSelectorError } from "./_selectors.ts";
 
 /** The calls FakeApi serves, as named in {@linkcode FakeRequest} and {@linkcode FakeFault}. */
 export type FakeVerb = "get" | "list" | "create" | "update" | "patch" | "delete" | "watch";
@@ -100,7 +101,7 @@ interface Resource {
  * status subresource (main-resource writes keep it, and create drops it); deletion waits for finalizers
  * (deletionTimestamp set, then removal when the last finalizer goes); background garbage collection of
  * dependents; label selectors (`=`, `!=`, `in`, `notin`, exists) and `metadata.name` / `metadata.namespace`
- * field selectors; metadata-only lists and watches; paged lists; watches from a resourceVersion (replayed from history, 410 Expired after
+ * field selectors (400 BadRequest when malformed); metadata-only lists and watches; paged lists; watches from a resourceVersion (replayed from history, 410 Expired after
  * `compact()`), with synthetic ADDED events from "0" and streaming lists (`sendInitialEvents`).
  *
  * What it approximates: merge and strategic-merge patches are both RFC 7396 merge patches; server-side
@@ -205,7 +206,7 @@ export class FakeApi implements ResourceClient, ListWatcher {
     return this.#serve(() => {
       const namespace = ref.namespaced ? options.namespace : undefined;
       this.#record("list", ref, namespace);
-      const matches = scopeMatcher({ ...options, ...(namespace === undefined ? {} : { namespace }) });
+      const matches = this.#scope(ref, { ...options, ...(namespace === undefined ? {} : { namespace }) });
       const all = [...this.#resource(ref).objects.values()].filter(matches).sort((a, b) =>
         keyOf(a).localeCompare(keyOf(b))
       );
@@ -342,8 +343,13 @@ export class FakeApi implements ResourceClient, ListWatcher {
       if (from !== undefined && from !== "" && from !== "0" && Number(from) < this.#compactedRv) {
         throw apiError(410, "Expired", `too old resource version: ${from} (${this.#compactedRv})`, ref, "");
       }
-      const scope = { ...options, ...(namespace === undefined ? {} : { namespace }) };
-      const watch: FakeWatch = new FakeWatch(resource, scope, () => this.#watches.delete(watch));
+      const matches = this.#scope(ref, { ...options, ...(namespace === undefined ? {} : { namespace }) });
+      const watch: FakeWatch = new FakeWatch(
+        resource,
+        matches,
+        options.metadataOnly ?? false,
+        () => this.#watches.delete(watch),
+      );
       const current = [...this.#resource(ref).objects.values()].filter((o) => watch.matches(o));
       if (options.sendInitialEvents) {
         for (const obj of current) watch.send("ADDED", obj);
@@ -363,6 +369,17 @@ export class FakeApi implements ResourceClient, ListWatcher {
       this.#watches.add(watch);
       return watch.stream;
     });
+  }
+
+  /** The filter of a list or watch; a malformed selector is a 400 BadRequest, as from the server. */
+  #scope(ref: ResourceRef, options: WatchOptions & { namespace?: string }): (obj: KubeObject) => boolean {
+    try {
+      return scopeMatcher(options);
+    } catch (error) {
+      throw error instanceof InvalidSelectorError
+        ? apiError(400, "BadRequest", error.message, ref, "")
+        : error;
+    }
   }
 
   /** `current` with `config` applied by `manager`: the fields it applied before and left out now removed. */
