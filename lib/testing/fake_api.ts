@@ -245,6 +245,7 @@ export class FakeApi implements ResourceClient, ListWatcher {
         ref,
         { ...rest, metadata: { ...rest.metadata, name } } as KubeObject,
         namespace,
+        options.dryRun,
       );
       if (!options.dryRun) this.#put(ref, stored, undefined);
       return structuredClone(stored) as T;
@@ -291,6 +292,7 @@ export class FakeApi implements ResourceClient, ListWatcher {
           ref,
           { ...rest, metadata: { ...rest.metadata, name } } as KubeObject,
           namespace,
+          options.dryRun,
         );
         if (!options.dryRun) {
           this.#put(ref, stored, undefined);
@@ -536,15 +538,19 @@ export class FakeApi implements ResourceClient, ListWatcher {
     for (const watch of this.#watches) watch.deliver(change);
   }
 
-  /** `obj` with the server-assigned metadata filled in and a new resourceVersion. */
-  #stamp(ref: ResourceRef, obj: KubeObject, namespace: string | undefined): KubeObject {
+  /**
+   * `obj` with the server-assigned metadata filled in and a new resourceVersion; a dry run gets none and
+   * leaves the counter alone, as nothing is written.
+   */
+  #stamp(ref: ResourceRef, obj: KubeObject, namespace: string | undefined, dryRun = false): KubeObject {
+    const { resourceVersion: _replaced, ...given } = obj.metadata;
     const metadata = {
-      ...obj.metadata,
+      ...given,
       ...(namespace === undefined ? {} : { namespace }),
       uid: obj.metadata.uid ?? crypto.randomUUID(),
       creationTimestamp: obj.metadata.creationTimestamp ?? formatTime(this.#clock.now()),
       generation: obj.metadata.generation ?? 1,
-      resourceVersion: String(++this.#rv),
+      ...(dryRun ? {} : { resourceVersion: String(++this.#rv) }),
     };
     if (!ref.namespaced) delete metadata.namespace;
     return { ...obj, apiVersion: obj.apiVersion ?? apiVersionOf(ref), kind: obj.kind ?? ref.kind, metadata };
