@@ -18,6 +18,7 @@ import {
   applyJsonPatch,
   applyMergePatch,
   removePaths,
+  sameJson,
 } from "./_patches.ts";
 import { type Change, FakeWatch, partialMetadata, scopeMatcher } from "./_fake_watch.ts";
 import { InvalidSelectorError } from "./_selectors.ts";
@@ -308,8 +309,7 @@ export class FakeApi implements ResourceClient, ListWatcher {
           ? this.#applyAs(options.fieldManager!, current, patch, options.dryRun ?? false)
           : applyMergePatch(current, patch)) as KubeObject;
       } catch (error) {
-        if (error instanceof RangeError) throw invalid(ref, name, error.message);
-        throw error;
+        throw error instanceof RangeError ? invalid(ref, name, error.message) : error;
       }
       const expected = (patch as { metadata?: { resourceVersion?: unknown } } | null)?.metadata
         ?.resourceVersion;
@@ -594,18 +594,6 @@ function generated(prefix: string | undefined): string | undefined {
 function specChanged(a: KubeObject, b: KubeObject): boolean {
   const strip = ({ metadata: _m, status: _s, ...rest }: KubeObject) => rest;
   return !sameJson(strip(a), strip(b));
-}
-
-function sameJson(a: unknown, b: unknown): boolean {
-  return JSON.stringify(sorted(a)) === JSON.stringify(sorted(b));
-}
-
-function sorted(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(sorted);
-  if (typeof value !== "object" || value === null) return value;
-  return Object.fromEntries(
-    Object.keys(value).sort().map((k) => [k, sorted((value as Record<string, unknown>)[k])]),
-  );
 }
 
 function formatTime(ms: number): string {
