@@ -25,30 +25,38 @@ export function scopeMatcher(options: WatchOptions & { namespace?: string }): (o
     labels(obj.metadata.labels ?? {}) && fields(obj);
 }
 
-/** An open watch: pushes events to its stream until cancelled or closed. */
+/**
+ * An open watch: pushes events to its stream until cancelled or closed. FakeApi forgets a watch the moment
+ * it closes (`onClose`), so nothing is sent to a closed watch.
+ */
 export class FakeWatch {
   readonly resource: string;
   readonly stream: ReadableStream<Uint8Array>;
   #matches: (obj: KubeObject) => boolean;
   #metadataOnly: boolean;
   #controller!: ReadableStreamDefaultController<Uint8Array>;
-  #closed = false;
   #onClose: () => void;
 
-  constructor(resource: string, options: WatchOptions, onClose: () => void) {
+  /** A watch of `resource` sending the objects `matches` accepts; `onClose` runs when it ends. */
+  constructor(
+    resource: string,
+    matches: (obj: KubeObject) => boolean,
+    metadataOnly: boolean,
+    onClose: () => void,
+  ) {
     this.resource = resource;
-    this.#matches = scopeMatcher(options);
-    this.#metadataOnly = options.metadataOnly ?? false;
+    this.#matches = matches;
+    this.#metadataOnly = metadataOnly;
     this.#onClose = onClose;
     this.stream = new ReadableStream<Uint8Array>({
       start: (controller) => void (this.#controller = controller),
-      cancel: () => this.#finish(),
+      cancel: () => this.#onClose(),
     });
   }
 
   /** Sends `change` if it concerns this watch, translated for its selectors. */
   deliver(change: Change): void {
-    if (this.#closed || change.resource !== this.resource) return;
+    if (change.resource !== this.resource) return;
     const now = this.#matches(change.object);
     const before = change.old !== undefined && this.#matches(change.old);
     if (change.type === "DELETED") {
@@ -67,20 +75,13 @@ export class FakeWatch {
 
   /** Writes one event line (objects reduced to PartialObjectMetadata for a metadata-only watch). */
   send(type: string, object: KubeObject | Record<string, unknown>): void {
-    if (this.#closed) return;
     const sent = this.#metadataOnly && type !== "BOOKMARK" ? partialMetadata(object as KubeObject) : object;
     this.#controller.enqueue(new TextEncoder().encode(JSON.stringify({ type, object: sent }) + "\n"));
   }
 
   /** Ends the stream cleanly, as the server does at `timeoutSeconds`. */
   close(): void {
-    if (this.#closed) return;
     this.#controller.close();
-    this.#finish();
-  }
-
-  #finish(): void {
-    this.#closed = true;
     this.#onClose();
   }
 }

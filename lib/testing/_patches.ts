@@ -29,7 +29,8 @@ interface Operation {
 export function applyJsonPatch(target: Json, patch: Json): Json {
   if (!Array.isArray(patch)) throw new RangeError("A JSON patch must be an array of operations");
   let doc = structuredClone(target);
-  for (const op of patch as Operation[]) {
+  for (const [i, op] of (patch as unknown[]).entries()) {
+    if (!isOperation(op)) throw new RangeError(`JSON patch operation ${i} needs a string "op" and "path"`);
     switch (op.op) {
       case "add":
         doc = setAt(doc, pointer(op.path), structuredClone(op.value), "add");
@@ -43,16 +44,16 @@ export function applyJsonPatch(target: Json, patch: Json): Json {
         doc = setAt(doc, pointer(op.path), undefined, "remove");
         break;
       case "test":
-        if (JSON.stringify(getAt(doc, pointer(op.path))) !== JSON.stringify(op.value)) {
+        if (!sameJson(getAt(doc, pointer(op.path)), op.value)) {
           throw new RangeError(`JSON patch test failed at "${op.path}"`);
         }
         break;
       case "copy":
-        doc = setAt(doc, pointer(op.path), structuredClone(getAt(doc, pointer(op.from ?? ""))), "add");
+        doc = setAt(doc, pointer(op.path), structuredClone(getAt(doc, fromPointer(op, i))), "add");
         break;
       case "move": {
-        const value = getAt(doc, pointer(op.from ?? ""));
-        doc = setAt(doc, pointer(op.from ?? ""), undefined, "remove");
+        const value = getAt(doc, fromPointer(op, i));
+        doc = setAt(doc, fromPointer(op, i), undefined, "remove");
         doc = setAt(doc, pointer(op.path), value, "add");
         break;
       }
@@ -99,6 +100,14 @@ function pointer(path: string): string[] {
   return path.slice(1).split("/").map((p) => p.replaceAll("~1", "/").replaceAll("~0", "~"));
 }
 
+/** The `from` of a copy or move. */
+function fromPointer(op: Operation, index: number): string[] {
+  if (typeof op.from !== "string") {
+    throw new RangeError(`JSON patch operation ${index} (${op.op}) needs "from"`);
+  }
+  return pointer(op.from);
+}
+
 function getAt(doc: Json, parts: string[]): Json {
   let at: Json = doc;
   for (const part of parts) {
@@ -133,6 +142,21 @@ function setAt(doc: Json, parts: string[], value: Json, mode: "add" | "replace" 
 
 function isRecord(value: unknown): value is Record<string, Json> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function isOperation(value: unknown): value is Operation {
+  return isRecord(value) && typeof value.op === "string" && typeof value.path === "string";
+}
+
+/** True when `a` and `b` are the same JSON value (object keys in any order). */
+export function sameJson(a: Json, b: Json): boolean {
+  return JSON.stringify(sorted(a)) === JSON.stringify(sorted(b));
+}
+
+function sorted(value: Json): Json {
+  if (Array.isArray(value)) return value.map(sorted);
+  if (!isRecord(value)) return value;
+  return Object.fromEntries(Object.keys(value).sort().map((k) => [k, sorted(value[k])]));
 }
 
 /**

@@ -8,17 +8,25 @@ import type { KubeObject } from "../client/types.ts";
 
 type Requirement = (labels: Readonly<Record<string, string>>) => boolean;
 
-/** A predicate for a label selector string; "" matches everything. Throws a TypeError for bad syntax. */
+/** A selector the API server would reject as malformed (FakeApi answers 400 BadRequest). */
+export class InvalidSelectorError extends Error {
+  override name = "InvalidSelectorError";
+}
+
+/** A predicate for a label selector string; "" matches everything. Throws InvalidSelectorError for bad syntax. */
 export function labelSelectorMatcher(selector: string): Requirement {
   const requirements = splitTop(selector).map(parseRequirement);
   return (labels) => requirements.every((r) => r(labels));
 }
 
-/** A predicate for a field selector string over the fields FakeApi supports. */
+/**
+ * A predicate for a field selector string over the fields FakeApi supports. Throws InvalidSelectorError for
+ * bad syntax, and a TypeError for a field FakeApi does not support (the server may support it).
+ */
 export function fieldSelectorMatcher(selector: string): (obj: KubeObject) => boolean {
   const terms = selector.split(",").map((t) => t.trim()).filter((t) => t !== "").map((term) => {
     const m = /^([a-zA-Z.]+)\s*(==|=|!=)\s*(.*)$/.exec(term);
-    if (!m) throw new TypeError(`Invalid field selector "${selector}"`);
+    if (!m) throw new InvalidSelectorError(`Invalid field selector "${selector}"`);
     const [, field, op, value] = m as unknown as [string, string, string, string];
     const read = field === "metadata.name"
       ? (o: KubeObject) => o.metadata.name ?? ""
@@ -71,5 +79,5 @@ function parseRequirement(text: string): Requirement {
     const [, not, key] = m as unknown as [string, string, string];
     return not ? (labels) => !Object.hasOwn(labels, key) : (labels) => Object.hasOwn(labels, key);
   }
-  throw new TypeError(`Invalid label selector requirement "${text}"`);
+  throw new InvalidSelectorError(`Invalid label selector requirement "${text}"`);
 }

@@ -18,8 +18,10 @@ import {
   applyJsonPatch,
   applyMergePatch,
   removePaths,
+  sameJson,
 } from "./_patches.ts";
 import { type Change, FakeWatch, partialMetadata, scopeMatcher } from "./_fake_watch.ts";
+import { InvalidSelectorError } from "./_selectors.ts";
 
 /** The calls FakeApi serves, as named in {@linkcode FakeRequest} and {@linkcode FakeFault}. */
 export type FakeVerb = "get" | "list" | "create" | "update" | "patch" | "delete" | "watch";
@@ -100,7 +102,7 @@ interface Resource {
  * status subresource (main-resource writes keep it, and create drops it); deletion waits for finalizers
  * (deletionTimestamp set, then removal when the last finalizer goes); background garbage collection of
  * dependents; label selectors (`=`, `!=`, `in`, `notin`, exists) and `metadata.name` / `metadata.namespace`
- * field selectors; metadata-only lists and watches; paged lists; watches from a resourceVersion (replayed from history, 410 Expired after
+ * field selectors (400 BadRequest when malformed); metadata-only lists and watches; paged lists; watches from a resourceVersion (replayed from history, 410 Expired after
  * `compact()`), with synthetic ADDED events from "0" and streaming lists (`sendInitialEvents`).
  *
  * What it approximates: merge and strategic-merge patches are both RFC 7396 merge patches; server-side
@@ -205,7 +207,7 @@ export class FakeApi implements ResourceClient, ListWatcher {
     return this.#serve(() => {
       const namespace = ref.namespaced ? options.namespace : undefined;
       this.#record("list", ref, namespace);
-      const matches = scopeMatcher({ ...options, ...(namespace === undefined ? {} : { namespace }) });
+      const matches = this.#scope(ref, { ...options, ...(namespace === undefined ? {} : { namespace }) });
       const all = [...this.#resource(ref).objects.values()].filter(matches).sort((a, b) =>
         keyOf(a).localeCompare(keyOf(b))
       );
@@ -244,6 +246,7 @@ export class FakeApi implements ResourceClient, ListWatcher {
         ref,
         { ...rest, metadata: { ...rest.metadata, name } } as KubeObject,
         namespace,
+        options.dryRun,
       );
       if (!options.dryRun) this.#put(ref, stored, undefined);
       return structuredClone(stored) as T;
@@ -290,6 +293,7 @@ export class FakeApi implements ResourceClient, ListWatcher {
           ref,
           { ...rest, metadata: { ...rest.metadata, name } } as KubeObject,
           namespace,
+          options.dryRun,
         );
         if (!options.dryRun) {
           this.#put(ref, stored, undefined);
@@ -305,8 +309,7 @@ export class FakeApi implements ResourceClient, ListWatcher {
           ? this.#applyAs(options.fieldManager!, current, patch, options.dryRun ?? false)
           : applyMergePatch(current, patch)) as KubeObject;
       } catch (error) {
-        if (error instanceof RangeError) throw invalid(ref, name, error.message);
-        throw error;
+        throw error instanceof RangeError ? invalid(ref, name, error.message) : error;
       }
       const expected = (patch as { metadata?: { resourceVersion?: unknown } } | null)?.metadata
         ?.resourceVersion;
@@ -342,8 +345,13 @@ export class FakeApi implements ResourceClient, ListWatcher {
       if (from !== undefined && from !== "" && from !== "0" && Number(from) < this.#compactedRv) {
         throw apiError(410, "Expired", `too old resource version: ${from} (${this.#compactedRv})`, ref, "");
       }
-      const scope = { ...options, ...(namespace === undefined ? {} : { namespace }) };
-      const watch: FakeWatch = new FakeWatch(resource, scope, () => this.#watches.delete(watch));
+      const matches = this.#scope(ref, { ...options, ...(namespace === undefined ? {} : { namespace }) });
+      const watch: FakeWatch = new FakeWatch(
+        resource,
+        matches,
+        options.metadataOnly ?? false,
+        () => this.#watches.delete(watch),
+      );
       const current = [...this.#resource(ref).objects.values()].filter((o) => watch.matches(o));
       if (options.sendInitialEvents) {
         for (const obj of current) watch.send("ADDED", obj);
@@ -363,6 +371,17 @@ export class FakeApi implements ResourceClient, ListWatcher {
       this.#watches.add(watch);
       return watch.stream;
     });
+  }
+
+  /** The filter of a list or watch; a malformed selector is a 400 BadRequest, as from the server. */
+  #scope(ref: ResourceRef, options: WatchOptions & { namespace?: string }): (obj: KubeObject) => boolean {
+    try {
+      return scopeMatcher(options);
+    } catch (error) {
+      throw error instanceof InvalidSelectorError
+        ? apiError(400, "BadRequest", error.message, ref, "")
+        : error;
+    }
   }
 
   /** `current` with `config` applied by `manager`: the fields it applied before and left out now removed. */
@@ -519,15 +538,19 @@ export class FakeApi implements ResourceClient, ListWatcher {
     for (const watch of this.#watches) watch.deliver(change);
   }
 
-  /** `obj` with the server-assigned metadata filled in and a new resourceVersion. */
-  #stamp(ref: ResourceRef, obj: KubeObject, namespace: string | undefined): KubeObject {
+  /**
+   * `obj` with the server-assigned metadata filled in and a new resourceVersion; a dry run gets none and
+   * leaves the counter alone, as nothing is written.
+   */
+  #stamp(ref: ResourceRef, obj: KubeObject, namespace: string | undefined, dryRun = false): KubeObject {
+    const { resourceVersion: _replaced, ...given } = obj.metadata;
     const metadata = {
-      ...obj.metadata,
+      ...given,
       ...(namespace === undefined ? {} : { namespace }),
       uid: obj.metadata.uid ?? crypto.randomUUID(),
       creationTimestamp: obj.metadata.creationTimestamp ?? formatTime(this.#clock.now()),
       generation: obj.metadata.generation ?? 1,
-      resourceVersion: String(++this.#rv),
+      ...(dryRun ? {} : { resourceVersion: String(++this.#rv) }),
     };
     if (!ref.namespaced) delete metadata.namespace;
     return { ...obj, apiVersion: obj.apiVersion ?? apiVersionOf(ref), kind: obj.kind ?? ref.kind, metadata };
@@ -571,18 +594,6 @@ function generated(prefix: string | undefined): string | undefined {
 function specChanged(a: KubeObject, b: KubeObject): boolean {
   const strip = ({ metadata: _m, status: _s, ...rest }: KubeObject) => rest;
   return !sameJson(strip(a), strip(b));
-}
-
-function sameJson(a: unknown, b: unknown): boolean {
-  return JSON.stringify(sorted(a)) === JSON.stringify(sorted(b));
-}
-
-function sorted(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(sorted);
-  if (typeof value !== "object" || value === null) return value;
-  return Object.fromEntries(
-    Object.keys(value).sort().map((k) => [k, sorted((value as Record<string, unknown>)[k])]),
-  );
 }
 
 function formatTime(ms: number): string {

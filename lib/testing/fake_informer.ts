@@ -50,12 +50,17 @@ export class FakeInformer<T extends KubeObject = KubeObject> implements Informer
     return this.#handlers.size;
   }
 
-  /** Resolves once `sync()` was called; rejects with `signal.reason` on abort. */
+  /** Resolves once `sync()` was called; rejects with `signal.reason` on abort (at once if already aborted). */
   ready(signal?: AbortSignal): Promise<void> {
     if (this.#synced) return Promise.resolve();
+    if (signal?.aborted) return Promise.reject(signal.reason);
     return new Promise((resolve, reject) => {
-      this.#waiters.push(resolve);
-      signal?.addEventListener("abort", () => reject(signal.reason), { once: true });
+      const onAbort = () => reject(signal?.reason);
+      signal?.addEventListener("abort", onAbort, { once: true });
+      this.#waiters.push(() => {
+        signal?.removeEventListener("abort", onAbort);
+        resolve();
+      });
     });
   }
 

@@ -47,20 +47,34 @@ export interface TestEnv extends AsyncDisposable {
  * Nothing listens beyond 127.0.0.1. The processes stop with `stop()`, and also when this process exits.
  */
 export async function startTestEnv(options: TestEnvOptions = {}): Promise<TestEnv> {
-  const binDir = options.binDir ?? (options.env ?? ((name) => Deno.env.get(name)))("KUBELOOP_TESTENV_BIN") ??
-    await buildBinaries();
-  const child = new Deno.Command(`${binDir}/testenv`, {
-    args: [
-      "-print=json",
-      "-exit-on-stdin-eof",
-      "-log-file=/dev/null",
-      `-bin=${binDir}`,
-      `-controller-manager=${options.controllerManager ?? true}`,
-    ],
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
+  const fromEnv = (options.env ?? ((name) => Deno.env.get(name)))("KUBELOOP_TESTENV_BIN");
+  const binDir = options.binDir ?? fromEnv ?? await buildBinaries();
+  let child: Deno.ChildProcess;
+  try {
+    child = new Deno.Command(`${binDir}/testenv`, {
+      args: [
+        "-print=json",
+        "-exit-on-stdin-eof",
+        "-log-file=/dev/null",
+        `-bin=${binDir}`,
+        `-controller-manager=${options.controllerManager ?? true}`,
+      ],
+      stdin: "piped",
+      stdout: "piped",
+      stderr: "piped",
+    }).spawn();
+  } catch (error) {
+    const from = options.binDir !== undefined
+      ? "binDir"
+      : fromEnv !== undefined
+      ? "KUBELOOP_TESTENV_BIN"
+      : "tests/testenv/build.sh";
+    throw new Error(
+      `Cannot run "${binDir}/testenv" (from ${from}): ${(error as Error).message}. ` +
+        "The directory must hold the binaries built by kubeloop's tests/testenv/build.sh",
+      { cause: error },
+    );
+  }
   const stderr = collectTail(child.stderr);
   const line = await firstLine(child.stdout);
   if (!line.startsWith("{")) {

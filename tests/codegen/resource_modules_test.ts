@@ -85,7 +85,7 @@ Deno.test("a kind extends KubeObject with required metadata; references become i
   assert.match(refs, /namespaced: true,/);
 });
 
-Deno.test("an unknown kind or a dangling reference is an error naming it", () => {
+Deno.test("an unknown kind, a kind the server does not list, or a dangling reference is an error naming it", () => {
   assert.throws(
     () =>
       generateResourceModules([apps], {
@@ -93,6 +93,15 @@ Deno.test("an unknown kind or a dangling reference is an error naming it", () =>
         source: "x",
       }),
     /No schema for apps\/v1 Nope/,
+  );
+  const unlisted = doc({ ...apps.components!.schemas }, {});
+  assert.throws(
+    () =>
+      generateResourceModules([unlisted], {
+        kinds: [{ group: "apps", version: "v1", kind: "Gadget" }],
+        source: "x",
+      }),
+    /No list path for apps\/v1 Gadget in the OpenAPI documents/,
   );
   const broken = doc({
     "io.k8s.api.apps.v1.Gadget": {
