@@ -189,7 +189,9 @@ export class Manager {
       const { client, ...electorOptions } = election;
       const campaign = new AbortController();
       const stopCampaign = () => campaign.abort(signal.reason);
-      signal.addEventListener("abort", stopCampaign, { once: true });
+      // A signal that aborted already (SIGTERM while the process was starting) fires no event.
+      if (signal.aborted) stopCampaign();
+      else signal.addEventListener("abort", stopCampaign, { once: true });
       let failure: unknown;
       let lostReason: unknown;
       this.#elector = new LeaderElector(client, {

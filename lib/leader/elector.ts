@@ -113,7 +113,9 @@ export class LeaderElector {
   /**
    * Campaigns until leadership is gained, leads until it is lost or `signal` aborts, then returns.
    * Resolves (never rejects) on abort; after a loss it also resolves, and `isLeader` is false — callers
-   * that must not keep running without leadership (like the Manager) treat that as fatal.
+   * that must not keep running without leadership (like the Manager) treat that as fatal. An abort
+   * waits for the answer to a Lease write already sent (bounded by the renew deadline), so that the
+   * release that follows is written at the Lease's current resourceVersion.
    */
   async run(options: { signal: AbortSignal }): Promise<void> {
     const { signal } = options;
@@ -240,46 +242,55 @@ export class LeaderElector {
     this.#metrics?.setLeading(this.#name, leading);
   }
 
+  /**
+   * One read of the Lease and, when it is missing, released, expired or ours, one write naming us, both
+   * within `timeoutMs`. `parent` aborts the read and keeps the write from being sent, but never abandons a
+   * write already sent: the server may commit it all the same, and then only its answer tells that the
+   * Lease names us and at which resourceVersion. Without that, a cancel landing mid-renewal left a
+   * release at a stale resourceVersion (409 Conflict), and one landing mid-acquire left no release at all:
+   * either way the others waited a full lease duration.
+   */
   async #tryAcquireOrRenew(parent: AbortSignal, timeoutMs: number): Promise<Attempt> {
-    return await withTimeout(async (signal): Promise<Attempt> => {
-      const req = { namespace: this.#namespace, signal };
-      const now = this.#clock.now();
-      let lease: Lease;
-      try {
-        lease = await this.#client.get(LEASES, this.#name, req);
-      } catch (error) {
-        if (!isApiError(error, "NotFound")) return { kind: "failed", error };
-        try {
-          const created = await this.#client.create(
-            LEASES,
-            leaseRecord(undefined, this.#holder, now, false),
-            req,
-          );
-          this.#observe(created, this.#clock.now());
-          return { kind: "acquired", startedAt: now };
-        } catch (error) {
-          return { kind: "failed", error };
-        }
-      }
+    const now = this.#clock.now();
+    const bounds = { clock: this.#clock, what: "Lease request" };
+    let lease: Lease | undefined;
+    try {
+      lease = await withTimeout(
+        (signal) => this.#client.get(LEASES, this.#name, { namespace: this.#namespace, signal }),
+        { ...bounds, signal: parent, timeoutMs },
+      );
+    } catch (error) {
+      if (!isApiError(error, "NotFound")) return { kind: "failed", error };
+    }
+    if (lease) {
       this.#observe(lease, now);
       const holder = lease.spec?.holderIdentity ?? "";
       const durationMs = (lease.spec?.leaseDurationSeconds ?? this.#leaseMs / 1000) * 1000;
       if (holder !== "" && holder !== this.identity && this.#observedAt + durationMs > now) {
         return { kind: "held", holder };
       }
-      try {
-        const replaced = await this.#client.replace(
-          LEASES,
-          leaseRecord(lease, this.#holder, now, this.#leading),
-          req,
-        );
-        this.#observe(replaced, this.#clock.now());
-        return { kind: "acquired", startedAt: now };
-      } catch (error) {
-        return { kind: "failed", error };
-      }
-    }, { signal: parent, timeoutMs, clock: this.#clock, what: "Lease request" })
-      .catch((error: unknown): Attempt => ({ kind: "failed", error }));
+    }
+    if (parent.aborted) return { kind: "failed", error: parent.reason };
+    const leftMs = now + timeoutMs - this.#clock.now();
+    if (leftMs <= 0) {
+      return {
+        kind: "failed",
+        error: new DOMException(`Lease request timed out after ${timeoutMs} ms`, "TimeoutError"),
+      };
+    }
+    const old = lease;
+    try {
+      const written = await withTimeout((signal) => {
+        const req = { namespace: this.#namespace, signal };
+        return old
+          ? this.#client.replace(LEASES, leaseRecord(old, this.#holder, now, this.#leading), req)
+          : this.#client.create(LEASES, leaseRecord(undefined, this.#holder, now, false), req);
+      }, { ...bounds, timeoutMs: leftMs });
+      this.#observe(written, this.#clock.now());
+      return { kind: "acquired", startedAt: now };
+    } catch (error) {
+      return { kind: "failed", error };
+    }
   }
 
   /** Remembers when (on our clock) the record last changed; expiry is judged from that, not remote times. */

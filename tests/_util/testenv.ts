@@ -146,10 +146,13 @@ export function caCert(): Promise<string> {
   return Deno.readTextFile(join(testEnv.dir, "ca.crt"));
 }
 
-/** Polls `fn` until it returns a value other than undefined, or fails after `timeoutMs`. */
+/**
+ * Polls `fn` until it returns a value other than undefined, or fails after `timeoutMs`. A `message`
+ * function is called only then, so output it quotes is what there was at the timeout, not at the call.
+ */
 export async function eventually<T>(
   fn: () => Promise<T | undefined> | T | undefined,
-  options: { timeoutMs?: number; intervalMs?: number; message?: string } = {},
+  options: { timeoutMs?: number; intervalMs?: number; message?: string | (() => string) } = {},
 ): Promise<T> {
   const { timeoutMs = 20_000, intervalMs = 100 } = options;
   const deadline = Date.now() + timeoutMs;
@@ -163,5 +166,6 @@ export async function eventually<T>(
     }
     await new Promise((r) => setTimeout(r, intervalMs));
   }
-  throw new Error(`${options.message ?? "condition not met"} within ${timeoutMs} ms`, { cause: lastError });
+  const message = typeof options.message === "function" ? options.message() : options.message;
+  throw new Error(`${message ?? "condition not met"} within ${timeoutMs} ms`, { cause: lastError });
 }

@@ -91,6 +91,22 @@ Deno.test("shutdown lets the in-flight reconcile finish, then releases the lease
   assert.match(t.manager.registry.render(), /leader_election_master_status\{name="foo-lock"\} 0/);
 });
 
+Deno.test("a shutdown signal that aborted before run (SIGTERM during startup) stops it at once, without leading", async () => {
+  const store = new FakeLeaseClient();
+  const t = setup({
+    leaderElection: { client: store, leaseName: "foo-lock", namespace: "kube-system", identity: "me" },
+  });
+  t.foos.add(obj("a"));
+  t.ctl.abort();
+  let finished = false;
+  const done = t.manager.run({ signal: t.ctl.signal }).then(() => void (finished = true));
+  await t.clock.advance(5_000);
+  assert.ok(finished, "run resolved");
+  await done;
+  assert.deepEqual(t.calls, [], "nothing reconciled");
+  assert.equal(store.writes.length, 0, "the Lease was never taken");
+});
+
 Deno.test("controllers do not run while another process leads, and start once it releases", async () => {
   const store = new FakeLeaseClient();
   await store.create(LEASES, {

@@ -28,7 +28,7 @@ export function waitUntilLeading(process: ManagerProcess, lease: string, timeout
   return eventually(async () => (await masterStatus(process, lease)) === 1 ? Date.now() : undefined, {
     timeoutMs,
     intervalMs: 50,
-    message: `${process.identity} did not become leader; output:\n${process.output().slice(-4000)}`,
+    message: () => `${process.identity} did not become leader; output:\n${process.output().slice(-4000)}`,
   });
 }
 

@@ -89,13 +89,50 @@ export async function startManagerProcess(
       eventually(() => lines().find(match), {
         timeoutMs,
         intervalMs: 50,
-        message: `no matching log line from ${options.identity}; output:\n${captured.text().slice(-6000)}`,
+        // Taken at the timeout: the output then, and what the process was doing.
+        message: () =>
+          `no matching log line from ${options.identity} (${
+            done ? "exited" : processState(child.pid)
+          }); output:\n${captured.text().slice(-6000)}`,
       }),
     async [Symbol.asyncDispose]() {
       kill("SIGKILL");
       await exited;
     },
   };
+}
+
+/**
+ * What a running process is doing, from /proc (Linux; elsewhere "state unknown"): its state, its pending,
+ * blocked and caught signals, and each thread's state and kernel wait channel, so a timeout tells a
+ * process blocked in a write or never handling a signal from one that is busy or waiting for the network.
+ */
+export function processState(pid: number): string {
+  const read = (path: string) => {
+    try {
+      return Deno.readTextFileSync(path).trim();
+    } catch {
+      return undefined;
+    }
+  };
+  const status = read(`/proc/${pid}/status`);
+  if (status === undefined) return `pid ${pid}: state unknown`;
+  const fields = status.split("\n").filter((l) => /^(State|SigQ|SigPnd|ShdPnd|SigBlk|SigIgn|SigCgt):/.test(l))
+    .map((l) => l.replace(/:\s+/, "=")).join(" ");
+  const threads: string[] = [];
+  try {
+    for (const task of Deno.readDirSync(`/proc/${pid}/task`)) {
+      const stat = read(`/proc/${pid}/task/${task.name}/stat`) ?? "";
+      // "tid (comm) S ...": the comm may contain spaces, the state follows its closing parenthesis.
+      const close = stat.lastIndexOf(")");
+      const comm = stat.slice(stat.indexOf("(") + 1, close);
+      const state = stat.slice(close + 2, close + 3);
+      threads.push(`${comm}:${state}:${read(`/proc/${pid}/task/${task.name}/wchan`) ?? "?"}`);
+    }
+  } catch {
+    // The process exited meanwhile.
+  }
+  return `pid ${pid}: ${fields}; threads ${threads.join(" ")}`;
 }
 
 function parseLine(line: string): LogLine {

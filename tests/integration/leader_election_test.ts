@@ -82,7 +82,12 @@ Deno.test("of two manager processes on one Lease exactly one reconciles, and SIG
   a.kill("SIGTERM");
   // Nothing is in flight, so the old leader releases at once; the standby notices at its next acquire
   // attempt, at most one jittered retry period later, instead of waiting out the lease duration.
-  const released = loggedAt(await a.waitForLine((l) => l.msg === "Released lease", LEASE_MS));
+  const release = await a.waitForLine(
+    (l) => /^(Released lease|Cannot release lease)/.test(l.msg ?? ""),
+    LEASE_MS,
+  );
+  assert.equal(release.msg, "Released lease", JSON.stringify(release));
+  const released = loggedAt(release);
   const led = loggedAt(
     await b.waitForLine((l) => l.msg === "Became leader", MAX_RETRY_MS + MARGIN_MS + 5_000),
   );

@@ -49,7 +49,7 @@ Deno.test("a leader paused past its lease makes no write after SIGCONT, and exit
   await eventually(
     async () => writtenBy((await writers(ns.name)).get("before"), "candidate-a") || undefined,
     {
-      message: `A never marked "before"; output:\n${a.output().slice(-4000)}`,
+      message: () => `A never marked "before"; output:\n${a.output().slice(-4000)}`,
     },
   );
 
@@ -69,7 +69,7 @@ Deno.test("a leader paused past its lease makes no write after SIGCONT, and exit
     {
       timeoutMs: TAKEOVER_BOUND_MS,
       intervalMs: 200,
-      message: `the standby did not take over; output:\n${b.output().slice(-4000)}`,
+      message: () => `the standby did not take over; output:\n${b.output().slice(-4000)}`,
     },
   );
   reportTiming(`takeover ${Date.now() - stoppedAt} ms after SIGSTOP`);

@@ -40,7 +40,7 @@ Deno.test("the reference controller's /metrics passes the metrics checker and it
     const before = await eventually(async () => {
       const text = await controller.scrapeMetrics();
       return sampleSum(text, "leader_election_master_status", { name: leaseName }) === 1 ? text : undefined;
-    }, { message: `the controller did not lead; logs:\n${controller.logs().slice(-4000)}` });
+    }, { message: () => `the controller did not lead; logs:\n${controller.logs().slice(-4000)}` });
     const first = await checkMetrics(before);
     assert.equal(first.code, 0, `metrics-check failed:\n${first.output}`);
     for (const name of REQUIRED) assert.match(before, new RegExp(`^# TYPE ${name} `, "m"), name);
@@ -58,7 +58,7 @@ Deno.test("the reference controller's /metrics passes the metrics checker and it
     const after = await eventually(async () => {
       const text = await controller.scrapeMetrics();
       return (reconciles(text) ?? 0) >= reconcilesBefore + 3 ? text : undefined;
-    }, { message: `reconcile_total did not grow by 3; logs:\n${controller.logs().slice(-4000)}` });
+    }, { message: () => `reconcile_total did not grow by 3; logs:\n${controller.logs().slice(-4000)}` });
     assert.ok((adds(after) ?? 0) >= addsBefore + 3, "workqueue_adds_total moved");
     assert.ok((requests(after) ?? 0) > requestsBefore, "rest_client_requests_total moved");
     // The Deployments as the server records them: written by the controller's field manager (a create, POST,
@@ -75,7 +75,9 @@ Deno.test("the reference controller's /metrics passes the metrics checker and it
         )
       ).map((d) => d.metadata.name).sort();
       return names.length === 3 ? names : undefined;
-    }, { message: `three Deployments created by the controller; logs:\n${controller.logs().slice(-4000)}` });
+    }, {
+      message: () => `three Deployments created by the controller; logs:\n${controller.logs().slice(-4000)}`,
+    });
     assert.deepEqual(applied, ["alpha", "beta", "gamma"]);
     assert.ok(
       (sampleSum(after, "rest_client_requests_total", { method: "POST" }) ?? 0) >= 3,

@@ -324,3 +324,61 @@ Deno.test("after a cancel the Lease is renewed while the leading work drains, th
   assert.equal(fence.valid, false);
   assert.equal(lost[0]?.aborted, false, "a cancel is not a loss");
 });
+
+/**
+ * A Lease client whose writes reach the store at once but are answered `delay.ms` (fake clock) later, and
+ * whose pending answers reject when the request's signal aborts, as a fetch does: the server has committed
+ * the write, the caller never learns it.
+ */
+function writesOnTheWire(store: LeaseClient, clock: FakeClock, delay: { ms: number }): LeaseClient {
+  const answer = async <T>(write: Promise<T>, signal: AbortSignal | undefined): Promise<T> => {
+    const result = await write;
+    if (delay.ms <= 0) return result;
+    await new Promise((resolve, reject) => {
+      const timer = clock.setTimer(() => resolve(undefined), delay.ms);
+      signal?.addEventListener("abort", () => {
+        timer.cancel();
+        reject(signal.reason);
+      }, { once: true });
+    });
+    return result;
+  };
+  return {
+    get: (ref, name, o) => store.get(ref, name, o),
+    create: (ref, obj, o) => answer(store.create(ref, obj, o), o?.signal),
+    replace: (ref, obj, o) => answer(store.replace(ref, obj, o), o?.signal),
+  };
+}
+
+Deno.test("a cancel that lands while a renewal is on the wire still releases the lease", async () => {
+  const clock = new FakeClock();
+  const store = new FakeLeaseClient();
+  const delay = { ms: 0 };
+  const a = start(writesOnTheWire(store, clock, delay), clock, "a");
+  await clock.advance(0);
+  assert.ok(a.elector.isLeader);
+  delay.ms = 500;
+  await clock.advance(2_000); // the renewal is committed; its answer is due at 2.5 s
+  const renewal = store.writes.length;
+  a.ctl.abort(); // SIGTERM now: nothing in flight, so the leading work returns at once
+  await clock.advance(0);
+  await clock.advance(5_000);
+  await a.done;
+  assert.equal(store.leases.get("ns/demo")?.spec?.holderIdentity, "", "released, not left to expire");
+  assert.equal(store.writes.length, renewal + 1, "one more write: the release");
+  assert.deepEqual(a.events, ["leader:a", "started", "stopped"]);
+});
+
+Deno.test("a cancel that lands while the acquiring write is on the wire releases the lease, without leading", async () => {
+  const clock = new FakeClock();
+  const store = new FakeLeaseClient();
+  const a = start(writesOnTheWire(store, clock, { ms: 500 }), clock, "a");
+  await clock.advance(0); // created, naming "a"; the answer is due at 0.5 s
+  assert.equal(store.leases.get("ns/demo")?.spec?.holderIdentity, "a");
+  a.ctl.abort();
+  await clock.advance(0);
+  await clock.advance(5_000);
+  await a.done;
+  assert.equal(store.leases.get("ns/demo")?.spec?.holderIdentity, "", "released, not left to expire");
+  assert.deepEqual(a.events.filter((e) => e === "started"), [], "a cancelled candidate does not lead");
+});
