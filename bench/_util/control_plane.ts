@@ -3,7 +3,7 @@
  * tests/testenv, started without kube-controller-manager so nothing else loads the two cores. It stops
  * when disposed, or when this process exits (testenv watches its stdin).
  */
-import { join } from "node:path";
+import { startTestEnvProcess } from "../../tests/_util/testenv_process.ts";
 import { childrenNamed } from "./proc_stats.ts";
 
 /** A running control plane. */
@@ -24,55 +24,15 @@ export interface ControlPlane extends AsyncDisposable {
   kubectlOk(args: readonly string[], stdin?: string): Promise<string>;
 }
 
-const repo = new URL("../../", import.meta.url).pathname;
-
-async function binDir(): Promise<string> {
-  const fromEnv = Deno.env.get("KUBELOOP_TESTENV_BIN");
-  if (fromEnv) return fromEnv;
-  const out = await new Deno.Command("bash", {
-    args: [join(repo, "tests/testenv/build.sh")],
-    stdout: "piped",
-    stderr: "inherit",
-  }).output();
-  const bin = new TextDecoder().decode(out.stdout).trim().split("\n").at(-1);
-  if (!out.success || !bin) throw new Error("tests/testenv/build.sh failed");
-  return bin;
-}
-
-/** Builds (or reuses) and starts the control plane. */
+/**
+ * Builds (or reuses) and starts the control plane: kube-apiserver and etcd only, no controller-manager,
+ * scheduler or simulated nodes, so nothing but the measured program loads the two cores.
+ */
 export async function startControlPlane(): Promise<ControlPlane> {
-  const bin = await binDir();
-  const child = new Deno.Command(join(bin, "testenv"), {
-    args: [
-      "-print=json",
-      "-exit-on-stdin-eof",
-      "-controller-manager=false",
-      "-log-file=/dev/null",
-      `-bin=${bin}`,
-    ],
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  let buffered = "";
-  while (!buffered.includes("\n")) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    buffered += value;
-  }
-  void reader.cancel();
-  const line = buffered.split("\n")[0]?.trim() ?? "";
-  if (!line.startsWith("{")) {
-    throw new Error(
-      `The control plane did not start:\n${(await new Response(child.stderr).text()).slice(-4000)}`,
-    );
-  }
-  void child.stderr.cancel();
-  const info = JSON.parse(line) as { server: string; kubeconfig: string; dir: string };
+  const { env: info, child } = await startTestEnvProcess(["-controller-manager=false", "-workloads=false"]);
   const [apiserverPid] = childrenNamed(child.pid, "kube-apiserver");
   if (apiserverPid === undefined) throw new Error("kube-apiserver is not a child of testenv");
-  const kubectl = join(bin, "kubectl");
+  const kubectl = info.kubectl;
   const stdin = child.stdin.getWriter();
   return {
     ...info,

@@ -110,7 +110,10 @@ export interface WithBackoffOptions {
    * @default {none}
    */
   readonly onError?: (error: Error, delayMs: number) => void;
-  /** Picks the delay after `error` instead of `backoff` (a policy per kind of failure). */
+  /**
+   * Picks the delay after `error` instead of `backoff` (a policy per kind of failure).
+   * @default {backoff's next delay for every error}
+   */
   readonly delayFor?: (error: Error) => number;
 }
 

@@ -120,9 +120,14 @@ export async function startController(
     }
     return exited;
   };
-  const metricsUrl = `https://127.0.0.1:${metricsPort}/metrics`;
+  // With --metrics-secure=false the endpoint is plain, open HTTP (what tests that scrape while the API
+  // server is down need: a secure scrape is authorized through it).
+  const plain = extraArgs.includes("--metrics-secure=false");
+  const metricsUrl = `${plain ? "http" : "https"}://127.0.0.1:${metricsPort}/metrics`;
   const fetchMetrics = async (token: string | undefined) => {
-    const client = Deno.createHttpClient({ caCerts: [await servedCertificate("127.0.0.1", metricsPort)] });
+    const client = plain
+      ? Deno.createHttpClient({})
+      : Deno.createHttpClient({ caCerts: [await servedCertificate("127.0.0.1", metricsPort)] });
     try {
       const res = await fetch(metricsUrl, {
         client,
@@ -139,8 +144,8 @@ export async function startController(
     metricsUrl,
     fetchMetrics,
     async scrapeMetrics() {
-      readerToken ??= metricsScraperToken("reader");
-      const { status, body } = await fetchMetrics(await readerToken);
+      if (!plain) readerToken ??= metricsScraperToken("reader");
+      const { status, body } = await fetchMetrics(plain ? undefined : await readerToken);
       if (status !== 200) throw new Error(`GET ${metricsUrl} answered ${status}: ${body}`);
       return body;
     },

@@ -212,7 +212,7 @@ Deno.test("the rehearsed pod's binary cannot start a process (an exec credential
     "no exec plugin error",
     () => Promise.resolve(pod.logs().split("\n").find((l) => /exec plugin/.test(l))),
   );
-  assert.match(line, /Requires run access/);
+  assert.match(line, /needs Deno's --allow-run permission, which this program was not given/);
   const code = await pod.stop();
   say(`exec credential plugin refused: ${line} (exit ${code})`);
 });

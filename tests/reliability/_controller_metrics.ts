@@ -1,5 +1,5 @@
 /** Reading the controller's own figures: its /metrics page and its resident memory. */
-import { sampleSum, scrape } from "../integration/_metrics.ts";
+import { sampleSum } from "../integration/_metrics.ts";
 
 /** The resources the Foo controller's informers watch, as metric labels. */
 export const RESOURCES = ["samplecontroller.k8s.io/v1alpha1/foos", "apps/v1/deployments"] as const;
@@ -42,9 +42,11 @@ function serverErrorCount(text: string): number {
   return sum;
 }
 
-/** Scrapes `metricsUrl` once. */
-export async function readFigures(metricsUrl: string): Promise<ControllerFigures> {
-  const text = await scrape(metricsUrl);
+/** Scrapes the controller's /metrics once (over HTTPS, with a token allowed to read it). */
+export async function readFigures(
+  controller: { scrapeMetrics(): Promise<string> },
+): Promise<ControllerFigures> {
+  const text = await controller.scrapeMetrics();
   return {
     at: Date.now(),
     relists: perResource(text, "kubeloop_informer_relists_total"),

@@ -72,11 +72,11 @@ export async function disrupt(d: Disruption, ctx: Context): Promise<DisruptionOu
     };
   }
   const refusedBefore = proxy.counters.refused;
-  const downFigures = await readFigures(controller.metricsUrl);
+  const downFigures = await readFigures(controller);
   const down = d.kind === "apiserver-kill" ? (await killApiserver()).killedAt : (await stopEtcd()).stoppedAt;
   log(`${d.kind} at +${down - ctx.started} ms`);
   await sleep(d.downMs);
-  const upFigures = await readFigures(controller.metricsUrl);
+  const upFigures = await readFigures(controller);
   const whileDown = {
     ...delta(downFigures, upFigures),
     seconds: (upFigures.at - downFigures.at) / 1000,

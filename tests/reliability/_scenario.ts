@@ -155,7 +155,13 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
   await using proxy = await FaultProxy.start({
     target: { hostname: server.hostname, port: Number(server.port) },
   });
-  await using controller = await startController(["--leader-elect=false", "--log-level=info"], {
+  // Plain metrics: the scenarios read them while the API server is down, and a secure scrape is authorized
+  // through the API server (tests/e2e/metrics_secure_test.ts covers that endpoint).
+  await using controller = await startController([
+    "--leader-elect=false",
+    "--log-level=info",
+    "--metrics-secure=false",
+  ], {
     apiServer: { hostname: "127.0.0.1", port: proxy.port },
     ...(options.rssSampleMs ? { preload: MEMORY_PROBE } : {}),
   });
@@ -185,7 +191,7 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
   const sampler = options.rssSampleMs
     ? setInterval(() => void sampleRss().catch(() => {}), options.rssSampleMs)
     : 0;
-  const before = await readFigures(controller.metricsUrl);
+  const before = await readFigures(controller);
   const started = Date.now();
   const churn = startChurn(client, {
     namespace: ns.name,
@@ -223,12 +229,12 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
   });
   const times = [...result.perFoo.values()];
   await eventually(
-    async () => (await readFigures(controller.metricsUrl)).queueDepth === 0 ? true : undefined,
+    async () => (await readFigures(controller)).queueDepth === 0 ? true : undefined,
     {
       timeoutMs: 30_000,
     },
   ).catch(() => {});
-  const after = await readFigures(controller.metricsUrl);
+  const after = await readFigures(controller);
   await sampleRss();
   const crashed = controller.exitCode() !== undefined;
   const exitCode = await controller.stop();
