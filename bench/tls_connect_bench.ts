@@ -1,18 +1,25 @@
 /**
  * What verifying the server's chain ourselves costs per connection: TCP connect + TLS handshake
- * (client certificate, configured CA) to the local control plane's kube-apiserver, until the socket
- * is ready for the first request, then closed.
- * - "node:tls verdict only": the path before the fix (node:tls with the CA, rejectUnauthorized and
- *   node's name check), kept here as the reference;
- * - "TlsConnector": the path the HttpClient uses now (node:tls, then our own chain and name check),
- *   warm: the chain was verified before, so its signatures are not checked again (an HttpClient
- *   keeps one TlsConnector, so this is every connection after its first);
+ * (configured CA) to the local control plane's kube-apiserver, until the socket is ready for the
+ * first request, then closed.
+ * - "node:tls verdict only": the path before kubeloop checked chains itself (node:tls with the CA,
+ *   rejectUnauthorized and node's name check), kept here as the reference;
+ * - "TlsConnector": the path the HttpClient uses with the kubeconfig's client certificate (node:tls,
+ *   then our own chain and name check), warm: the chain was verified before, so its signatures are
+ *   not checked again (an HttpClient keeps one TlsConnector, so this is every connection after its
+ *   first);
  * - "TlsConnector, cold": a new TlsConnector each time, so every signature is checked (the first
- *   connection of an HttpClient).
+ *   connection of an HttpClient);
+ * - "TlsConnector, no client cert": the path of a token (in-cluster, exec plugin): Deno's TLS
+ *   (`Deno.startTls`, TCP_NODELAY) and our check of the leaf, warm;
+ * - "... no client cert, node:tls": the same connector forced onto node:tls (the path of a token
+ *   before Deno's TLS was used);
+ * - "Deno.connectTls, client cert": the one Deno API that presents a client certificate (Nagle on),
+ *   for the record: why client certificates stay on node:tls.
  *
  *   deno bench --allow-all bench/tls_connect_bench.ts                  # batches of 25 connections
  *   deno run --allow-all bench/tls_connect_bench.ts --interleaved [N]  # N rounds (default 200) of
- *       all three, each round in another order; prints each median and its ratio to "before"
+ *       all of them, each round in another order; prints each median and its ratio to "before"
  *
  * It starts the control plane (tests/_util/testenv.ts), so without --allow-run (as in `deno task bench`)
  * it registers one ignored bench and does nothing.
@@ -59,6 +66,25 @@ if (!canRun) {
   const withOurCheck = async (): Promise<void> => (await connector.connect(host, port)).close();
   const withOurCheckCold = async (): Promise<void> =>
     (await new TlsConnector(tls).connect(host, port)).close();
+  const { cert: _cert, key: _key, ...tokenTls } = tls;
+  const tokenConnector = new TlsConnector(tokenTls);
+  const tokenNodeConnector = new TlsConnector(tokenTls, { denoTls: false });
+  const withoutCert = async (): Promise<void> => (await tokenConnector.connect(host, port)).close();
+  const withoutCertNode = async (): Promise<void> => (await tokenNodeConnector.connect(host, port)).close();
+  const denoConnectTls = async (): Promise<void> => {
+    const conn = await Deno.connectTls({
+      hostname: host,
+      port,
+      caCerts: [...tls.caCerts!],
+      alpnProtocols: ["http/1.1"],
+      ...(tls.cert !== undefined && { cert: tls.cert, key: tls.key! }),
+    });
+    try {
+      await conn.handshake();
+    } finally {
+      conn.close();
+    }
+  };
 
   // Each bench iteration is a batch of connections, one after another: timed one by one, these
   // async node:tls handshakes were reported at 0.03-0.3 ms by deno bench while a timed loop of them
@@ -76,6 +102,8 @@ if (!canRun) {
   );
   Deno.bench(`${BATCH} x TlsConnector, own chain check (after)`, fixed, batch(withOurCheck));
   Deno.bench(`${BATCH} x TlsConnector, cold (after, first connection)`, fixed, batch(withOurCheckCold));
+  Deno.bench(`${BATCH} x TlsConnector, no client cert (Deno TLS)`, fixed, batch(withoutCert));
+  Deno.bench(`${BATCH} x TlsConnector, no client cert, node:tls`, fixed, batch(withoutCertNode));
 
   if (import.meta.main && Deno.args.includes("--interleaved")) {
     const rounds = Number(Deno.args[Deno.args.indexOf("--interleaved") + 1] ?? "") || 200;
@@ -83,10 +111,13 @@ if (!canRun) {
       ["before (node:tls verdict only)", runtimeVerdictOnly, []],
       ["after (own chain check, warm)", withOurCheck, []],
       ["after (own chain check, cold)", withOurCheckCold, []],
+      ["no client cert: Deno TLS + own leaf check, warm", withoutCert, []],
+      ["no client cert: node:tls + own chain check, warm", withoutCertNode, []],
+      ["Deno.connectTls with the client cert (not used)", denoConnectTls, []],
     ];
     for (let i = 0; i < 10; i++) for (const [, fn] of series) await fn(); // warm-up
     for (let i = 0; i < rounds; i++) {
-      // Each round runs all three, starting with a different one each time.
+      // Each round runs every series, starting with a different one each time.
       for (let j = 0; j < series.length; j++) {
         const [, fn, times] = series[(i + j) % series.length]!;
         const start = performance.now();

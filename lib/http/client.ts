@@ -58,7 +58,8 @@ export interface HttpClientOptions {
    */
   readonly userAgent?: string;
   /**
-   * Receives the warning when `tls.insecureSkipVerify` is set.
+   * Receives the warning when `tls.insecureSkipVerify` is set, and the line saying when connections
+   * with a configured CA leave Deno's TLS for node:tls (see `TlsConnector`).
    * @default {noopLogger}
    */
   readonly logger?: Logger;
@@ -114,7 +115,7 @@ export class HttpClient implements Transport {
     if ((tls.cert === undefined) !== (tls.key === undefined)) {
       throw new TypeError("Invalid TLS options: a client certificate needs both cert and key");
     }
-    this.#tls = new TlsConnector(tls);
+    this.#tls = new TlsConnector(tls, { logger: options.logger ?? noopLogger });
     const maxIdle = options.maxIdlePerOrigin ?? 4;
     if (!Number.isInteger(maxIdle) || maxIdle < 0) {
       throw new RangeError("maxIdlePerOrigin must be an integer >= 0");

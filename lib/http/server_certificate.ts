@@ -108,9 +108,9 @@ export class ServerCertificateVerifier {
    * @throws {ServerCertificateError} as `verifyServerCertificate`.
    */
   verify(leaf: Uint8Array, chain: () => readonly Uint8Array[], name: string, now: number): void {
-    const known = this.#known.find((k) => sameBytes(k.leaf, leaf));
-    if (known !== undefined && now >= known.chain.notBefore && now <= known.chain.notAfter) {
-      checkName(known.chain.leaf, name);
+    const known = this.#recall(leaf, now);
+    if (known !== undefined) {
+      checkName(known.leaf, name);
       return;
     }
     const presented = chain();
@@ -118,11 +118,41 @@ export class ServerCertificateVerifier {
       throw new ServerCertificateError("the server's certificate chain does not start with its certificate");
     }
     const verified = checkChain(presented, this.#anchors, now);
-    if (known === undefined) {
-      if (this.#known.length === MAX_KNOWN) this.#known.shift();
-      this.#known.push({ leaf: leaf.slice(), chain: verified });
-    }
+    this.#remember(leaf, verified);
     checkName(verified.leaf, name);
+  }
+
+  /**
+   * Whether `leaf` on its own is trusted for `name` at `now`, for a TLS stack that reports only the
+   * server's certificate: it was remembered from an earlier check of a whole chain (and every
+   * certificate on that path is within its dates), or a configured CA issued it directly (checked as
+   * `verifyServerCertificate` does, with no intermediates; remembered then). False means that the
+   * whole chain is needed to decide, or that the answer is no: ask `verify`, which says why.
+   */
+  trustsLeaf(leaf: Uint8Array, name: string, now: number): boolean {
+    const known = this.#recall(leaf, now);
+    if (known !== undefined) return certificateMatchesName(known.leaf, name);
+    let verified: VerifiedChain;
+    try {
+      verified = checkChain([leaf], this.#anchors, now);
+    } catch {
+      return false;
+    }
+    this.#remember(leaf, verified);
+    return certificateMatchesName(verified.leaf, name);
+  }
+
+  /** The remembered chain of exactly these bytes, if every certificate on its path is valid at `now`. */
+  #recall(leaf: Uint8Array, now: number): VerifiedChain | undefined {
+    const chain = this.#known.find((k) => sameBytes(k.leaf, leaf))?.chain;
+    return chain !== undefined && now >= chain.notBefore && now <= chain.notAfter ? chain : undefined;
+  }
+
+  #remember(leaf: Uint8Array, chain: VerifiedChain): void {
+    const i = this.#known.findIndex((k) => sameBytes(k.leaf, leaf));
+    if (i >= 0) this.#known.splice(i, 1);
+    else if (this.#known.length === MAX_KNOWN) this.#known.shift();
+    this.#known.push({ leaf: leaf.slice(), chain });
   }
 }
 

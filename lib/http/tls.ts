@@ -1,25 +1,58 @@
-import * as nodeTls from "node:tls";
-import { isIP } from "node:net";
 import type { TlsOptions } from "./types.ts";
 import type { ByteSocket } from "./connection.ts";
-import { NodeTlsSocket } from "./node_tls_socket.ts";
+import {
+  canReadDenoPeerCertificate,
+  connectTlsWithCert,
+  peerLeaf,
+  startTlsNoDelay,
+} from "./deno_tls_connect.ts";
+import { connectNodeTls } from "./node_tls_connect.ts";
 import {
   parseTrustAnchors,
   ServerCertificateError,
   ServerCertificateVerifier,
 } from "./server_certificate.ts";
+import { type Logger, noopLogger } from "../observe/types.ts";
+
+/** Settings of a TlsConnector beyond the TlsOptions. */
+export interface TlsConnectorOptions {
+  /**
+   * Receives the one line saying that connections with a configured CA moved to node:tls for good.
+   * @default {noopLogger}
+   */
+  readonly logger?: Logger;
+  /**
+   * Whether connections with a configured CA may use Deno's own TLS (false: always node:tls, the
+   * path before Deno's was used; for benches and tests that compare the two).
+   * @default {true}
+   */
+  readonly denoTls?: boolean;
+}
 
 /**
  * Opens TLS sockets for one set of TlsOptions (parsed once: a bad CA certificate fails here, not
  * on the first connection). Which roots are trusted decides the path:
- * - `caCerts` set: only those CAs are trusted, as in client-go and kubectl. Deno's own TLS would
- *   add them to the default roots (so any publicly trusted certificate for the server's name would
- *   pass), so these connections use `node:tls`, which Deno implements on rustls with a fallback
- *   for certificates rustls cannot read: it accepts an X.509 v1 chain when the issuer *names*
- *   match, signatures unchecked. The trust decision therefore does not rest on it: after the
- *   handshake, before a byte is sent, `verifyServerCertificate` checks the presented chain against
- *   the configured CAs itself (signatures, validity, CA constraints, v3 leaf, names), and
- *   node:tls's own verdict must agree as well;
+ * - `caCerts` set: only those CAs are trusted, as in client-go and kubectl. The decision is ours:
+ *   `ServerCertificateVerifier` checks what the server presented against the configured CAs only
+ *   (signatures, validity, CA constraints, v3 leaf, names), after the handshake and before a byte
+ *   is sent, and the TLS library's own verdict must agree as well. Two TLS stacks carry it:
+ *   - without a client certificate, first Deno's rustls (`Deno.startTls` with TCP_NODELAY), which
+ *     verifies the chain, the name and that the server holds the leaf's key against the default
+ *     roots *plus* the CAs (it cannot replace the roots). It reports only the leaf, so the
+ *     connection is kept only when our check trusts that leaf on its own: issued directly by a
+ *     configured CA, or remembered from an earlier check of its whole chain. Its sockets free
+ *     their memory when they close;
+ *   - otherwise `node:tls` (Deno implements it on rustls too), which reports the whole chain: for
+ *     a chain through intermediates the first time it is seen, for every refusal (so that the
+ *     error says why), for a Deno whose connections do not report the server's certificate, and
+ *     for client certificates (the one Deno API that presents one, `Deno.connectTls`, leaves
+ *     Nagle's algorithm on: 44 ms per connection against kube-apiserver, see `startTlsNoDelay`).
+ *     Its own verdict is not enough on its own: it accepts an X.509 v1 chain when the issuer
+ *     *names* match, signatures unchecked. Each of its connections leaves about 10 KiB of native
+ *     memory behind until V8's next major garbage collection (Deno 2.9.6), which is why it comes
+ *     second.
+ *   When rustls refuses a certificate that node:tls and our check then accept (a CA certificate
+ *   that is also the server's, configured as the CA), the connector stays on node:tls from then on.
  * - `insecureSkipVerify`: `node:tls` without any check (only ever from explicit configuration);
  * - otherwise (system roots): Deno's rustls, which replaces nothing and verifies everything, with a
  *   client certificate via `Deno.connectTls`, without one via `Deno.startTls` on a TCP socket with
@@ -31,16 +64,20 @@ import {
 export class TlsConnector {
   readonly #tls: TlsOptions;
   readonly #verifier: ServerCertificateVerifier | undefined;
+  readonly #logger: Logger;
+  #denoTls: boolean;
 
   /**
    * @throws {TypeError} when `tls.caCerts` holds something other than PEM certificates.
    */
-  constructor(tls: TlsOptions) {
+  constructor(tls: TlsOptions, options: TlsConnectorOptions = {}) {
     this.#tls = tls;
     const caCerts = tls.caCerts ?? [];
     this.#verifier = caCerts.length > 0 && tls.insecureSkipVerify !== true
       ? new ServerCertificateVerifier(parseTrustAnchors(caCerts))
       : undefined;
+    this.#logger = options.logger ?? noopLogger;
+    this.#denoTls = options.denoTls !== false && canReadDenoPeerCertificate;
   }
 
   /** Connects to `hostname:port` and completes the handshake and the certificate checks. */
@@ -48,7 +85,7 @@ export class TlsConnector {
     const tls = this.#tls;
     const serverName = tls.serverName ?? hostname;
     if (tls.insecureSkipVerify === true) return await connectNodeTls(hostname, port, tls, undefined);
-    if (this.#verifier !== undefined) return await connectNodeTls(hostname, port, tls, this.#verifier);
+    if (this.#verifier !== undefined) return await this.#connectVerified(hostname, port, this.#verifier);
     const withCert = tls.cert !== undefined && tls.key !== undefined;
     if (withCert && serverName !== hostname) {
       throw new ServerCertificateError(
@@ -56,141 +93,61 @@ export class TlsConnector {
           "configure the CA certificate (caCerts)",
       );
     }
-    const conn = withCert
-      ? await Deno.connectTls({ hostname, port, alpnProtocols: ["http/1.1"], cert: tls.cert!, key: tls.key! })
+    return withCert
+      ? await connectTlsWithCert(hostname, port, tls.cert!, tls.key!)
       : await startTlsNoDelay(hostname, port, serverName);
-    try {
-      await conn.handshake();
-    } catch (err) {
-      conn.close();
-      throw err;
-    }
-    return conn;
   }
-}
 
-/**
- * `Deno.connectTls` leaves Nagle's algorithm on. Go servers (kube-apiserver) answer the first
- * ClientHello with a HelloRetryRequest (they prefer the X25519MLKEM768 key share), rustls then
- * writes a 6-byte ChangeCipherSpec and the second ClientHello separately, and Nagle holds the
- * second until the server's delayed ACK of the first: measured 44 ms per connection against
- * kube-apiserver, 1 ms with TCP_NODELAY. Every watch opens a new connection, so this is paid on
- * each (re)start. `Deno.startTls` cannot present a client certificate, so only connections
- * without one take this path; verification is the same rustls with the same options, against
- * `serverName` (the host, or kubeconfig `tls-server-name`).
- */
-async function startTlsNoDelay(hostname: string, port: number, serverName: string): Promise<Deno.TlsConn> {
-  const tcp = await Deno.connect({ hostname, port, transport: "tcp" });
-  try {
-    tcp.setNoDelay(true);
-    return await Deno.startTls(tcp, { hostname: serverName, alpnProtocols: ["http/1.1"] });
-  } catch (err) {
-    try {
-      tcp.close();
-    } catch {
-      // startTls already took the socket over.
-    }
-    throw err;
-  }
-}
-
-/** `verifier` undefined means no verification at all (insecureSkipVerify). */
-function connectNodeTls(
-  hostname: string,
-  port: number,
-  tls: TlsOptions,
-  verifier: ServerCertificateVerifier | undefined,
-): Promise<ByteSocket> {
-  const verifyName = tls.serverName ?? hostname;
-  const socket = nodeTls.connect({
-    host: hostname,
-    port,
-    // node:tls refuses an IP address as SNI; the name check still covers IP SANs.
-    ...(isIP(verifyName) === 0 && { servername: verifyName }),
-    ALPNProtocols: ["http/1.1"],
-    // The verdict is taken below, after the handshake and before any byte is written, so that a
-    // refusal says exactly why (node:tls reports most failures as one opaque code).
-    rejectUnauthorized: false,
-    checkServerIdentity: () => undefined,
-    ...(verifier !== undefined && { ca: [...tls.caCerts!] }),
-    ...(tls.cert !== undefined && { cert: tls.cert }),
-    ...(tls.key !== undefined && { key: tls.key }),
-  });
-  const adapter = new NodeTlsSocket(socket);
-  return new Promise((resolve, reject) => {
-    const onError = (err: Error) => {
-      socket.destroy();
-      reject(err);
-    };
-    socket.once("error", onError);
-    socket.once("secureConnect", () => {
-      socket.off("error", onError);
-      const refusal = verifier === undefined ? undefined : checkPeer(socket, verifier, verifyName);
-      if (refusal === undefined) {
-        resolve(adapter);
-      } else {
-        adapter.close();
-        reject(refusal);
+  /** With a configured CA: Deno's TLS when our check can decide on its leaf, else node:tls. */
+  async #connectVerified(
+    hostname: string,
+    port: number,
+    verifier: ServerCertificateVerifier,
+  ): Promise<ByteSocket> {
+    const tls = this.#tls;
+    const name = tls.serverName ?? hostname;
+    const withCert = tls.cert !== undefined;
+    let refusal: Error | undefined;
+    if (this.#denoTls && !withCert) {
+      let conn: Deno.TlsConn | undefined;
+      try {
+        conn = await startTlsNoDelay(hostname, port, name, tls.caCerts);
+      } catch (err) {
+        // Not reaching the server, or its alert, is the same answer on any path. When rustls
+        // refuses the server's certificate (or cannot even start), node:tls and our check decide
+        // instead, and say why.
+        if (isDenoIoError(err) && !PEER_CERTIFICATE_REFUSED.test(errorText(err))) throw err;
+        refusal = err as Error;
       }
-    });
-  });
-}
-
-/** Our verdict on the peer's chain first (it says why), then node:tls's, which must agree. */
-function checkPeer(
-  socket: nodeTls.TLSSocket,
-  verifier: ServerCertificateVerifier,
-  name: string,
-): Error | undefined {
-  let leaf: Uint8Array;
-  try {
-    leaf = rawOf(socket.getPeerCertificate(false));
-  } catch (err) {
-    return new ServerCertificateError(`cannot read the server's certificate: ${(err as Error).message}`);
-  }
-  try {
-    verifier.verify(leaf, () => presentedChain(socket), name, Date.now());
-  } catch (err) {
-    return err as Error;
-  }
-  if (!socket.authorized) {
-    const reason = socket.authorizationError;
-    const code = typeof reason === "string" ? reason : String(reason?.message ?? reason);
-    return Object.assign(new Error(`certificate verification failed (${code})`), { code });
-  }
-  return undefined;
-}
-
-const MAX_CHAIN = 16;
-
-/**
- * The DER certificates node:tls reports, leaf first, following `issuerCertificate` (the ones the
- * server sent, then configured CAs node:tls matched *by name*: all are treated as untrusted
- * candidates). Stops at a self-reference or a repeat; a longer walk than MAX_CHAIN is refused.
- * @throws {ServerCertificateError} when the chain cannot be read.
- */
-function presentedChain(socket: nodeTls.TLSSocket): Uint8Array[] {
-  try {
-    const out: Uint8Array[] = [];
-    const seen = new Set<unknown>();
-    let cert: nodeTls.DetailedPeerCertificate | undefined = socket.getPeerCertificate(true);
-    while (cert !== undefined && cert !== null && !seen.has(cert) && cert.raw !== undefined) {
-      if (out.length === MAX_CHAIN) throw new Error(`more than ${MAX_CHAIN} certificates`);
-      seen.add(cert);
-      out.push(rawOf(cert));
-      cert = cert.issuerCertificate;
+      if (conn !== undefined) {
+        const leaf = peerLeaf(conn);
+        if (leaf !== undefined && verifier.trustsLeaf(leaf, name, Date.now())) return conn;
+        conn.close();
+        // A Deno that does not say which certificate its connection got cannot be used here.
+        if (leaf === undefined) this.#denoTls = false;
+      }
     }
-    return out;
-  } catch (err) {
-    throw new ServerCertificateError(`cannot read the server's certificates: ${(err as Error).message}`);
+    const socket = await connectNodeTls(hostname, port, tls, verifier);
+    if (refusal !== undefined && PEER_CERTIFICATE_REFUSED.test(errorText(refusal))) {
+      // rustls and our check disagree about this server for good: stop paying two handshakes.
+      this.#denoTls = false;
+      this.#logger.info(
+        "Deno's TLS refuses the server's certificate, which the configured CA and node:tls accept; " +
+          "using node:tls for this client from now on (each connection then keeps some memory until " +
+          "the next major garbage collection)",
+        { reason: refusal.message },
+      );
+    }
+    return socket;
   }
 }
 
-/** The DER bytes of a certificate node:tls reports. */
-function rawOf(cert: nodeTls.PeerCertificate | undefined | null): Uint8Array {
-  const raw = cert?.raw;
-  if (raw === undefined || raw.byteLength === 0) throw new Error("the server presented no certificate");
-  return new Uint8Array(raw.buffer, raw.byteOffset, raw.byteLength);
+// How rustls words a refusal of the server's certificate.
+const PEER_CERTIFICATE_REFUSED = /invalid peer certificate/i;
+
+/** An error of one of Deno's I/O classes (connection refused, reset, timed out, …). */
+function isDenoIoError(err: unknown): boolean {
+  return Object.values(Deno.errors).some((kind) => err instanceof kind);
 }
 
 // Deno (rustls) messages and node:tls error codes that mean the TLS layer refused the exchange.

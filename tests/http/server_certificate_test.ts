@@ -184,3 +184,31 @@ Deno.test("the verifier remembers a verified leaf by its bytes, but still checks
     /does not start with its certificate/,
   );
 });
+
+Deno.test("trustsLeaf: a leaf the CA issued directly, or one remembered with its chain; nothing else", () => {
+  const verifier = new ServerCertificateVerifier(anchors("ca.crt"));
+  const trusts = (name: string, host: string, now = NOW) => verifier.trustsLeaf(der(name), host, now);
+  assert.equal(trusts("localhost.crt", "localhost"), true);
+  assert.equal(trusts("localhost.crt", "127.0.0.1"), true);
+  assert.equal(trusts("localhost.crt", "kube.internal"), false);
+  // Forgeries, unsuitable leaves and leaves that need their chain are not trusted on their own.
+  for (
+    const name of ["forged-v3.crt", "forged-v1.crt", "genuine-v1.crt", "self-signed.crt", "client-only.crt"]
+  ) {
+    assert.equal(trusts(name, "localhost"), false, name);
+  }
+  assert.equal(trusts("expired.crt", "localhost"), false);
+  assert.equal(trusts("localhost.crt", "localhost", Date.UTC(2200, 0, 1)), false);
+  assert.equal(trusts("chained.crt", "localhost"), false);
+  // Once its whole chain was verified, the leaf is trusted on its own (names and dates still count).
+  const chained = [der("chained.crt"), der("intermediate.crt")];
+  verifier.verify(chained[0]!, () => chained, "localhost", NOW);
+  assert.equal(trusts("chained.crt", "localhost"), true);
+  assert.equal(trusts("chained.crt", "kube.internal"), false);
+  assert.equal(trusts("chained.crt", "localhost", Date.UTC(2200, 0, 1)), false);
+  // A refused chain teaches nothing.
+  const forged = [der("chained.crt"), der("forged-intermediate.crt")];
+  const fresh = new ServerCertificateVerifier(anchors("ca.crt"));
+  assert.throws(() => fresh.verify(forged[0]!, () => forged, "localhost", NOW), /unknown authority/);
+  assert.equal(fresh.trustsLeaf(der("chained.crt"), "localhost", NOW), false);
+});

@@ -139,3 +139,58 @@ Deno.test("with the system roots (no caCerts), forged, unsuitable and misnamed c
     for (const server of servers) await server[Symbol.asyncDispose]();
   }
 });
+
+/** One attack or baseline with a configured CA while the process's default roots hold the rogue CA. */
+interface CaCase {
+  readonly chain: readonly string[];
+  readonly host?: "127.0.0.1" | "localhost";
+  readonly serverName?: string;
+  readonly clientCert?: boolean;
+  readonly refused?: RegExp;
+}
+
+// Deno's TLS verifies against the default roots plus the configured CA, so with the rogue CA among
+// the default roots it accepts every forgery below: only kubeloop's own check can refuse them.
+const WITH_CA_CASES: readonly CaCase[] = [
+  { chain: ["localhost.crt"] },
+  { chain: ["localhost.crt"], clientCert: true },
+  { chain: ["chained.crt", "intermediate.crt"] },
+  { chain: ["forged-v3.crt"], refused: UNKNOWN },
+  { chain: ["forged-v3.crt"], host: "localhost", refused: UNKNOWN },
+  { chain: ["forged-v3.crt"], clientCert: true, refused: UNKNOWN },
+  { chain: ["forged-v3.crt"], serverName: "localhost", refused: UNKNOWN },
+  { chain: ["forged-v3.crt", "rogue-ca.crt"], refused: UNKNOWN },
+  { chain: ["chained.crt", "forged-intermediate.crt"], refused: UNKNOWN },
+  { chain: ["chained.crt", "forged-intermediate.crt"], clientCert: true, refused: UNKNOWN },
+];
+
+Deno.test("with caCerts, forgeries by a CA among the process's default roots are refused on every path", async () => {
+  const servers: ChainServer[] = [];
+  try {
+    for (const c of WITH_CA_CASES) servers.push(await chainServer(c.chain));
+    const client = new URL("client-ec-pkcs8.crt", fixtures).pathname;
+    const probes = WITH_CA_CASES.map((c, i): Probe => ({
+      url: `https://${c.host ?? "127.0.0.1"}:${servers[i]!.port}/`,
+      caFile: trustFixturePath("ca.crt"),
+      ...(c.serverName !== undefined && { serverName: c.serverName }),
+      ...(c.clientCert === true && { certFile: client, keyFile: client.replace(/\.crt$/, ".key") }),
+    }));
+    const results = await probeWithDefaultRoots(trustFixturePath("rogue-ca.crt"), probes);
+    WITH_CA_CASES.forEach((c, i) => {
+      const result = results[i]!;
+      const label = `${c.chain.join(" + ")}${c.serverName ? ` as ${c.serverName}` : ""}${
+        c.clientCert ? " with a client certificate" : ""
+      }: ${JSON.stringify(result)}`;
+      if (c.refused === undefined) {
+        assert.deepEqual(result, { ok: true, body: "ok" }, label);
+      } else {
+        assert.equal(result.ok, false, label);
+        assert.equal(result.name, "TlsError", label);
+        assert.match(result.message ?? "", c.refused, label);
+      }
+      assert.equal(servers[i]!.requests, c.refused === undefined ? 1 : 0, label);
+    });
+  } finally {
+    for (const server of servers) await server[Symbol.asyncDispose]();
+  }
+});
