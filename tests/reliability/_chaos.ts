@@ -3,6 +3,7 @@
  * random fault. Seeded, so a failing run can be replayed with the seed it printed.
  */
 import type { FaultKind, FaultProxy } from "../_util/fault_proxy.ts";
+import { seededRandom } from "../_util/seeded_random.ts";
 
 /** Options of {@linkcode startChaos}. */
 export interface ChaosOptions {
@@ -34,18 +35,6 @@ export interface Chaos {
   stop(): number;
   /** Unix ms of the last fault injected (0 if none). */
   readonly lastFaultAt: number;
-}
-
-/** A small seeded generator (mulberry32), good enough to pick faults. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /** Starts injecting faults into `proxy` until `stop()`. */

@@ -13,7 +13,8 @@ import { FaultProxy } from "../_util/fault_proxy.ts";
 import { installSampleControllerPrerequisites } from "../_util/sample_controller.ts";
 import { createNamespace, eventually, testEnv } from "../_util/testenv.ts";
 import { type ControllerProcess, startController } from "../e2e/controller_process.ts";
-import { type ChaosOptions, seededRandom, startChaos } from "./_chaos.ts";
+import { type ChaosOptions, startChaos } from "./_chaos.ts";
+import { seededRandom } from "../_util/seeded_random.ts";
 import { type ChurnCounts, createPool, fooObject, startChurn, touchFoos } from "./_churn.ts";
 import { type ControllerFigures, delta, readFigures, rssBytes } from "./_controller_metrics.ts";
 import {

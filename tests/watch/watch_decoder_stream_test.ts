@@ -3,7 +3,8 @@ import { WatchDecodeError } from "../../lib/watch/watch_decode_error.ts";
 import { WatchDecoderStream } from "../../lib/watch/watch_decoder_stream.ts";
 import type { WatchEvent } from "../../lib/watch/watch_event.ts";
 import { WatchEventDecoder } from "../../lib/watch/watch_event_decoder.ts";
-import { bookmark, cm, errorLine, line, seeded } from "./_helpers.ts";
+import { bookmark, cm, errorLine, line } from "./_helpers.ts";
+import { seededRandom as seeded } from "../_util/seeded_random.ts";
 
 const enc = new TextEncoder();
 
