@@ -43,6 +43,18 @@ export interface ControllerProcessOptions {
   readonly env?: Readonly<Record<string, string>>;
 }
 
+/** A TokenRequest token of the controller's service account (kubeloop-system/kubeloop-sample-controller). */
+export async function controllerAccountToken(duration = "1h"): Promise<string> {
+  return (await kubectlOk([
+    "create",
+    "token",
+    "kubeloop-sample-controller",
+    "-n",
+    "kubeloop-system",
+    `--duration=${duration}`,
+  ])).trim();
+}
+
 /**
  * Issues a TokenRequest token for the manifests' ServiceAccount and starts main.ts with exactly the start
  * task's permissions, in in-cluster mode: KUBERNETES_SERVICE_HOST/PORT point at the test apiserver and
@@ -52,14 +64,7 @@ export async function startController(
   extraArgs: string[] = [],
   options: ControllerProcessOptions = {},
 ): Promise<ControllerProcess> {
-  const token = (await kubectlOk([
-    "create",
-    "token",
-    "kubeloop-sample-controller",
-    "-n",
-    "kubeloop-system",
-    "--duration=1h",
-  ])).trim();
+  const token = await controllerAccountToken();
   const saDir = await Deno.makeTempDir({ prefix: "kubeloop-sa-" });
   const home = await Deno.makeTempDir({ prefix: "kubeloop-home-" });
   await Deno.writeTextFile(join(saDir, "token"), token);

@@ -3,9 +3,9 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { installSampleControllerPrerequisites } from "../_util/sample_controller.ts";
-import { eventually, kubectlOk, testEnv } from "../_util/testenv.ts";
+import { eventually, testEnv } from "../_util/testenv.ts";
 import { registerSecret } from "../_util/test_logs.ts";
-import { startController } from "../e2e/controller_process.ts";
+import { controllerAccountToken, startController } from "../e2e/controller_process.ts";
 
 const scanner = new URL("./scan_logs.ts", import.meta.url).pathname;
 
@@ -23,14 +23,7 @@ Deno.test("credential scan: a real controller log is clean, and fails the scan o
   await installSampleControllerPrerequisites();
   const root = await Deno.makeTempDir({ prefix: "kubeloop-scan-live-" });
   try {
-    const token = (await kubectlOk([
-      "create",
-      "token",
-      "kubeloop-sample-controller",
-      "-n",
-      "kubeloop-system",
-      "--duration=10m",
-    ])).trim();
+    const token = await controllerAccountToken("10m");
     registerSecret(token, "TokenRequest token of kubeloop-sample-controller", root);
     registerSecret(await Deno.readTextFile(join(testEnv.dir, "ca.key")), "control plane ca.key", root);
     const controller = await startController(["--leader-elect=false", "--log-level=debug"]);

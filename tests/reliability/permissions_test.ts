@@ -6,9 +6,10 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { installSampleControllerPrerequisites } from "../_util/sample_controller.ts";
-import { caCert, eventually, kubectlOk, testEnv } from "../_util/testenv.ts";
+import { caCert, eventually, testEnv } from "../_util/testenv.ts";
 import { registerSecret } from "../_util/test_logs.ts";
 import {
+  controllerAccountToken,
   type ControllerProcess,
   type ControllerProcessOptions,
   startController,
@@ -132,14 +133,7 @@ Deno.test("permissions: the exec-plugin build (compile:exec) adds subprocesses a
 
 /** A kubeconfig whose user is an exec plugin printing a TokenRequest token of the controller's account. */
 async function execKubeconfig(dir: string): Promise<string> {
-  const token = (await kubectlOk([
-    "create",
-    "token",
-    "kubeloop-sample-controller",
-    "-n",
-    "kubeloop-system",
-    "--duration=1h",
-  ])).trim();
+  const token = await controllerAccountToken();
   const cred = JSON.stringify({
     apiVersion: "client.authentication.k8s.io/v1",
     kind: "ExecCredential",
