@@ -63,6 +63,15 @@ export function summarize(r: ScenarioResult): string[] {
         }, trend ${(r.heap.slopeBytesPerMinute / 2 ** 20).toFixed(2)} MiB/min`,
       ]
       : []),
+    ...(r.outsideHeap
+      ? [
+        `  RSS outside the V8 heap (RSS - heapTotal): after 1 min ${mb(r.outsideHeap.baselineBytes)}, min ${
+          mb(r.outsideHeap.minBytes)
+        }, max ${mb(r.outsideHeap.maxBytes)}, last ${mb(r.outsideHeap.lastBytes)}, trend ${
+          (r.outsideHeap.slopeBytesPerMinute / 2 ** 20).toFixed(2)
+        } MiB/min`,
+      ]
+      : []),
     `  process: crashed ${r.crashed}, exit code ${r.exitCode}, non-log output lines ${r.foreignOutput.length}`,
   );
   return lines;

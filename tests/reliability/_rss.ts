@@ -11,6 +11,7 @@ export interface RssTrend {
   readonly samples: number;
   /** The first sample at or after the warm-up (the reference). */
   readonly baselineBytes: number;
+  readonly minBytes: number;
   readonly maxBytes: number;
   readonly lastBytes: number;
   /** Largest |sample - baseline| / baseline after the warm-up. */
@@ -25,6 +26,7 @@ export function rssTrend(samples: readonly RssSample[], warmupMs: number): RssTr
     return {
       samples: 0,
       baselineBytes: NaN,
+      minBytes: NaN,
       maxBytes: NaN,
       lastBytes: NaN,
       maxDeviation: NaN,
@@ -53,6 +55,7 @@ export function rssTrend(samples: readonly RssSample[], warmupMs: number): RssTr
   return {
     samples: samples.length,
     baselineBytes: baseline,
+    minBytes: Math.min(...samples.map((s) => s.bytes)),
     maxBytes: Math.max(...samples.map((s) => s.bytes)),
     lastBytes: samples.at(-1)!.bytes,
     maxDeviation,

@@ -83,6 +83,8 @@ export interface ScenarioResult {
   readonly rssSamples: { at: number; bytes: number }[];
   /** The JavaScript heap in use, from the soak's memory probe (same summary as `rss`). */
   readonly heap?: RssTrend;
+  /** RSS minus the V8 heap's capacity (heapTotal), from the same probe (same summary as `rss`). */
+  readonly outsideHeap?: RssTrend;
   /** Exit code of the controller on SIGTERM at the end (0), or its code if it died earlier. */
   readonly exitCode: number;
   /** True if the process exited on its own during the run. */
@@ -129,13 +131,20 @@ async function createBadInputs(client: KubeClient, namespace: string): Promise<s
   ];
 }
 
-/** The memory probe's heapUsed samples taken since `since`. */
-function heapSamples(controller: ControllerProcess, since: number): { at: number; bytes: number }[] {
+/**
+ * The memory probe's samples taken since `since`, as `pick` of each: heapUsed, or RSS minus the V8 heap's
+ * capacity (memory the JavaScript heap's sizing cannot explain, where a native leak would show).
+ */
+function probeSamples(
+  controller: ControllerProcess,
+  since: number,
+  pick: (memory: Deno.MemoryUsage) => number,
+): { at: number; bytes: number }[] {
   const out: { at: number; bytes: number }[] = [];
   for (const line of controller.logs().split("\n")) {
     if (!line.startsWith('{"memory"')) continue;
     const { memory, at } = JSON.parse(line) as { memory: Deno.MemoryUsage; at: number };
-    if (at >= since) out.push({ at, bytes: memory.heapUsed });
+    if (at >= since) out.push({ at, bytes: pick(memory) });
   }
   return out;
 }
@@ -261,7 +270,12 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
     problems: describeProblems(result.last),
     rss: rssTrend(rssSamples, 60_000),
     rssSamples,
-    ...(options.rssSampleMs ? { heap: rssTrend(heapSamples(controller, started), 60_000) } : {}),
+    ...(options.rssSampleMs
+      ? {
+        heap: rssTrend(probeSamples(controller, started, (m) => m.heapUsed), 60_000),
+        outsideHeap: rssTrend(probeSamples(controller, started, (m) => m.rss - m.heapTotal), 60_000),
+      }
+      : {}),
     exitCode,
     crashed,
     foreignOutput: foreignOutput(controller),
