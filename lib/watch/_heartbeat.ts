@@ -10,8 +10,9 @@ const STRIKES = 2;
  * Decides how long a watch may stay silent. kube-apiserver sends a BOOKMARK about once a minute on
  * every watch served from its watch cache (that is, of almost every resource), so for those a
  * connection silent for `heartbeatMs` is dead — a half-open TCP connection, a proxy that lost its
- * state — and is replaced then, instead of after the watch's whole `timeoutSeconds` plus margin (5 to
- * 10 minutes of a blind cache). Resources served without a watch cache get no periodic bookmarks:
+ * state — and is replaced then, instead of after the watch's whole `timeoutSeconds` plus margin. It
+ * matters for long watches (the streaming list's 5 to 10 minutes, or a caller's own range); the default
+ * watches of 15 to 30 s are given up sooner by their deadline. Resources served without a watch cache get no periodic bookmarks:
  * after two silent timeouts with no event at all in between (a quiet resource, not a dead
  * connection: a resumed watch replays what the dead one missed) and no periodic bookmark ever seen,
  * the long bound is used. A periodic bookmark seen at any time brings the short bound back.

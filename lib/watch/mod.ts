@@ -32,6 +32,7 @@ export {
   type WatchEventType,
 } from "./watch_event.ts";
 export { type WatchDecoderOptions, WatchEventDecoder } from "./watch_event_decoder.ts";
+export { WatchDeadlineError } from "./watch_deadline_error.ts";
 export { WatchEndedEarlyError } from "./watch_ended_early_error.ts";
 export { WatchIdleTimeoutError } from "./watch_idle_timeout_error.ts";
 export { watcher, type WatcherHooks, type WatcherOptions } from "./watcher.ts";

@@ -69,17 +69,30 @@ export interface WatcherOptions {
   readonly pageSize?: number;
   /**
    * The server-side `timeoutSeconds` of each watch is drawn uniformly from [min, max), so that many
-   * watchers do not reconnect in lockstep.
-   * @default {[300, 600]}
+   * watchers do not reconnect in lockstep. kube-apiserver ends a watch at its `timeoutSeconds`, so a watch
+   * still open `idleMarginMs` later is presumed dead: short watches bound how long a connection that
+   * stalls without closing can blind the cache (at most max + margin, 35 s by default, where HTTP/1.1 has
+   * no ping to tell). The price is one watch request (and connection) per watcher every 15 to 30 s,
+   * served from the server's watch cache.
+   * @default {[15, 30]}
    */
   readonly timeoutSecondsRange?: readonly [number, number];
   /**
-   * Silence allowed beyond `timeoutSeconds` before a watch is presumed dead.
-   * @default {30000}
+   * `timeoutSeconds` range of the watch that streams the initial state (`sendInitialEvents`), which must
+   * not be cut by the server before a large initial state is through (until then `heartbeatMs` bounds its
+   * silence). Once the initial state is through, the client ends that watch itself after a time drawn from
+   * `timeoutSecondsRange` and resumes with a short one.
+   * @default {[300, 600]}
+   */
+  readonly streamingListTimeoutSecondsRange?: readonly [number, number];
+  /**
+   * Time allowed beyond `timeoutSeconds` before a watch still open (or silent that long) is presumed dead.
+   * @default {5000}
    */
   readonly idleMarginMs?: number;
   /**
-   * A fixed idle timeout in ms, overriding `timeoutSeconds * 1000 + idleMarginMs` and `heartbeatMs`.
+   * A fixed idle timeout in ms, overriding `timeoutSeconds * 1000 + idleMarginMs` and `heartbeatMs` as
+   * the bound on silence (a watch still open past `timeoutSeconds` plus margin is given up all the same).
    * @default {timeoutSeconds * 1000 + idleMarginMs}
    */
   readonly idleTimeoutMs?: number;
@@ -127,8 +140,11 @@ export interface WatcherOptions {
  *   supports it) the initial state comes from a watch with `sendInitialEvents=true`.
  * - Watches request bookmarks and resume from the newest resourceVersion seen, bookmarks included,
  *   after a clean end, a network error, a decode error or an idle timeout. Nothing is lost or repeated.
- * - A watch silent for `heartbeatMs` (90 s) while the server sends periodic bookmarks is presumed
- *   dead and replaced, so a connection that stalls without closing blinds the cache for at most that.
+ * - A watch still open `idleMarginMs` (5 s) after its `timeoutSeconds` (15 to 30 s), when the server
+ *   would have ended it, is presumed dead and replaced (`WatchDeadlineError`), so a connection that
+ *   stalls without closing blinds the cache for at most 35 s. The streaming list's watch, kept longer by
+ *   the server, is ended by the client 15 to 30 s after its initial state is through, and given up before
+ *   that after `heartbeatMs` (90 s) of silence while the server sends periodic bookmarks.
  * - 410 Gone (answer or ERROR event, code 410 or reason Expired/Gone) leads to a relist.
  * - A watch that closes cleanly within a second without any event (a server or proxy answering 200
  *   and hanging up) is yielded as a `WatchEndedEarlyError`, so a backoff wrapper slows the
@@ -147,10 +163,16 @@ export async function* watcher<T extends KubeObject = KubeObject>(
 ): AsyncGenerator<WatcherEvent<T>, void, undefined> {
   const { signal, clock = systemClock, random = Math.random, logger = noopLogger, hooks = {} } = options;
   const pageSize = options.pageSize ?? 500;
-  const [minTimeout, maxTimeout] = options.timeoutSecondsRange ?? [300, 600];
-  if (!(pageSize >= 1) || !(minTimeout >= 1) || !(maxTimeout >= minTimeout)) {
-    throw new RangeError(`Cannot watch ${ref.plural}: invalid pageSize or timeoutSecondsRange`);
+  const watchTimeouts = options.timeoutSecondsRange ?? [15, 30];
+  const streamingTimeouts = options.streamingListTimeoutSecondsRange ?? [300, 600];
+  const validRange = ([min, max]: readonly [number, number]) => min >= 1 && max >= min;
+  if (!(pageSize >= 1) || !validRange(watchTimeouts) || !validRange(streamingTimeouts)) {
+    throw new RangeError(
+      `Cannot watch ${ref.plural}: invalid pageSize, timeoutSecondsRange or streamingListTimeoutSecondsRange`,
+    );
   }
+  const marginMs = options.idleMarginMs ?? 5_000;
+  const drawSeconds = ([min, max]: readonly [number, number]) => Math.floor(min + random() * (max - min));
   const selectors = definedOnly({
     namespace: options.namespace,
     labelSelector: options.labelSelector,
@@ -217,7 +239,7 @@ export async function* watcher<T extends KubeObject = KubeObject>(
         return input;
       }
       case "watch": {
-        const timeoutSeconds = Math.floor(minTimeout + random() * (maxTimeout - minTimeout));
+        const timeoutSeconds = drawSeconds(action.sendInitialEvents ? streamingTimeouts : watchTimeouts);
         const opts: WatchOptions = {
           ...selectors,
           allowWatchBookmarks: true,
@@ -231,10 +253,10 @@ export async function* watcher<T extends KubeObject = KubeObject>(
         logger.debug("watch", { resource: ref.plural, resourceVersion: action.resourceVersion ?? "" });
         try {
           const body = await client.watch(ref, opts);
-          const longMs = timeoutSeconds * 1000 + (options.idleMarginMs ?? 30_000);
+          const longMs = timeoutSeconds * 1000 + marginMs;
           const idleMs = options.idleTimeoutMs ?? heartbeat.opened(clock.now(), longMs);
           const decoder = new WatchEventDecoder<T>(definedOnly({ maxLineBytes: options.maxLineBytes }));
-          stream = new WatchStreamReader(body, decoder, { clock, idleMs });
+          stream = new WatchStreamReader(body, decoder, { clock, idleMs, deadlineMs: longMs });
           if (signal?.aborted) await stream.close();
           hooks.onConnected?.();
           return { kind: "watchOpened" };
@@ -263,6 +285,11 @@ export async function* watcher<T extends KubeObject = KubeObject>(
       if (signal?.aborted) return;
       const transition = step(state, input);
       state = transition.state;
+      if (stream && state.phase.kind === "watching" && transition.events.some((e) => e.type === "initDone")) {
+        // The streaming list's watch has its initial state through: from now on it is replaced as often
+        // as a short watch, by the client, since the server would keep it for minutes.
+        stream.endAt(clock.now() + drawSeconds(watchTimeouts) * 1000);
+      }
       if (transition.notice) logger.info(transition.notice, { resource: ref.plural });
       if (stream && !streamIsOpen(state)) {
         const closing = stream;

@@ -8,6 +8,7 @@ import type {
   WatchOptions,
 } from "../../lib/client/types.ts";
 import type { ListWatcher } from "../../lib/watch/list_watcher.ts";
+import { flush } from "../_util/fake_clock.ts";
 
 export const configMaps: ResourceRef = {
   group: "",
@@ -136,4 +137,43 @@ export async function take<E>(it: AsyncIterator<E>, n: number): Promise<E[]> {
     out.push(r.value);
   }
   return out;
+}
+
+/** A watch body the test writes to when it likes; it never closes by itself. */
+export class PushBody {
+  readonly stream: ReadableStream<Uint8Array>;
+  /** True once the reader cancelled the body (closed the connection). */
+  cancelled = false;
+  #controller!: ReadableStreamDefaultController<Uint8Array>;
+  constructor() {
+    this.stream = new ReadableStream({
+      start: (c) => void (this.#controller = c),
+      cancel: () => void (this.cancelled = true),
+    });
+  }
+  /** Delivers `text` and lets the reader take it before any timer fires. */
+  async push(text: string): Promise<void> {
+    this.#controller.enqueue(new TextEncoder().encode(text));
+    await flush();
+  }
+  /** Ends the body cleanly, as the server does at `timeoutSeconds`. */
+  close(): void {
+    this.#controller.close();
+  }
+}
+
+/** A ListWatcher answering watches with the given PushBodies in turn. */
+export class PushListWatcher extends ScriptedListWatcher {
+  constructor(rv: string, readonly pushBodies: PushBody[]) {
+    super([page([], rv)], []);
+  }
+  override watch(
+    _ref: unknown,
+    opts: Parameters<ScriptedListWatcher["watch"]>[1],
+  ): Promise<ReadableStream<Uint8Array>> {
+    const { signal: _s, ...rest } = opts;
+    this.watches.push(rest);
+    const body = this.pushBodies.shift() ?? new PushBody();
+    return Promise.resolve(body.stream);
+  }
 }

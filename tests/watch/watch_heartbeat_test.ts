@@ -5,39 +5,29 @@ import assert from "node:assert/strict";
 import { WatchIdleTimeoutError } from "../../lib/watch/watch_idle_timeout_error.ts";
 import { watcher, type WatcherOptions } from "../../lib/watch/watcher.ts";
 import type { WatcherEvent } from "../../lib/watch/watcher_event.ts";
-import { FakeClock, flush } from "../_util/fake_clock.ts";
-import { bookmark, cm, configMaps, line, page, ScriptedListWatcher, take } from "./_helpers.ts";
+import { FakeClock } from "../_util/fake_clock.ts";
+import {
+  bookmark,
+  cm,
+  configMaps,
+  line,
+  PushBody,
+  PushListWatcher,
+  type ScriptedListWatcher,
+  take,
+} from "./_helpers.ts";
 import { type Line, memoryLogger } from "../controller/memory_logger.ts";
 
-/** A watch body the test writes to when it likes; it never closes by itself. */
-class PushBody {
-  readonly stream: ReadableStream<Uint8Array>;
-  #controller!: ReadableStreamDefaultController<Uint8Array>;
-  constructor() {
-    this.stream = new ReadableStream({ start: (c) => void (this.#controller = c) });
-  }
-  /** Delivers `text` and lets the reader take it before any timer fires. */
-  async push(text: string): Promise<void> {
-    this.#controller.enqueue(new TextEncoder().encode(text));
-    await flush();
-  }
-}
-
-/** A ListWatcher answering watches with the given PushBodies in turn. */
-class PushListWatcher extends ScriptedListWatcher {
-  constructor(rv: string, readonly pushBodies: PushBody[]) {
-    super([page([], rv)], []);
-  }
-  override watch(_ref: unknown, opts: Parameters<ScriptedListWatcher["watch"]>[1]) {
-    const { signal: _s, ...rest } = opts;
-    this.watches.push(rest);
-    const body = this.pushBodies.shift() ?? new PushBody();
-    return Promise.resolve(body.stream);
-  }
-}
-
+/** Long watches (as a streaming list's, or a user's own range), where the heartbeat is what ends a stall. */
 function start(lw: ScriptedListWatcher, clock: FakeClock, options: WatcherOptions = {}) {
-  return watcher(lw, configMaps, { initialList: "paged", random: () => 0.5, clock, ...options });
+  return watcher(lw, configMaps, {
+    initialList: "paged",
+    random: () => 0.5,
+    clock,
+    timeoutSecondsRange: [300, 600],
+    idleMarginMs: 30_000,
+    ...options,
+  });
 }
 
 const isIdle = (e: WatcherEvent | undefined) =>

@@ -50,7 +50,7 @@ Deno.test("the initial list is paged (limit 500, RV 0 then continue) and the wat
     "apply:d@11",
   ]);
   assert.deepEqual(lw.lists, [{ limit: 500, resourceVersion: "0" }, { limit: 500, continue: "c1" }]);
-  assert.deepEqual(lw.watches, [{ allowWatchBookmarks: true, timeoutSeconds: 450, resourceVersion: "10" }]);
+  assert.deepEqual(lw.watches, [{ allowWatchBookmarks: true, timeoutSeconds: 22, resourceVersion: "10" }]);
   await it.return();
   assert.equal(lw.bodies[0]!.cancelled, true, "return() closes the open stream");
 });
@@ -87,7 +87,7 @@ Deno.test("leaving the iteration cancels a prefetched page that is still in flig
   assert.equal(prefetchSignal?.aborted, true);
 });
 
-Deno.test("selectors and namespace are passed to list and watch; timeoutSeconds is drawn from [300, 600)", async () => {
+Deno.test("selectors and namespace are passed to list and watch; timeoutSeconds is drawn from [15, 30)", async () => {
   const lw = new ScriptedListWatcher([page([], "1")], [
     new ScriptedBody([bookmark("1")]),
     new ScriptedBody([line("ADDED", cm("a", "2"))], { stall: true }),
@@ -111,8 +111,8 @@ Deno.test("selectors and namespace are passed to list and watch; timeoutSeconds 
     resourceVersion: "0",
   });
   assert.equal(lw.watches[0]!.namespace, "ns1");
-  assert.equal(lw.watches[0]!.timeoutSeconds, 300);
-  assert.equal(lw.watches[1]!.timeoutSeconds, 599);
+  assert.equal(lw.watches[0]!.timeoutSeconds, 15);
+  assert.equal(lw.watches[1]!.timeoutSeconds, 29);
 });
 
 Deno.test("a 410 answer to the watch leads to a relist with resourceVersion unset", async () => {
@@ -250,7 +250,7 @@ Deno.test("a silent watch is abandoned after the idle timeout and resumed from t
     new ScriptedBody([line("ADDED", cm("a", "11"))], { stall: true }),
     new ScriptedBody([line("ADDED", cm("b", "12"))], { stall: true }),
   ]);
-  const it = start(lw, { clock, idleMarginMs: 5_000, heartbeatMs: 0 });
+  const it = start(lw, { clock, timeoutSecondsRange: [300, 600], idleMarginMs: 5_000, heartbeatMs: 0 });
   assert.deepEqual((await take(it, 3)).map(brief), ["init", "initDone@10", "apply:a@11"]);
   const pending = it.next();
   await clock.advance(450_000 + 4_999);
