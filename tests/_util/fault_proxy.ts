@@ -8,8 +8,9 @@
  * - stall: nothing is forwarded in either direction for a while, the sockets stay open and
  *   unread bytes back up in the kernel buffers; then forwarding resumes and nothing is lost;
  * - blackhole: from now on every byte in both directions is dropped without closing, like a
- *   network path that went dead (the peers only notice through their own timeouts); the link is
- *   closed when one peer closes it, or reset by `heal()`;
+ *   network path that went dead (the peers only notice through their own timeouts); a peer's close
+ *   is lost on that path too, so the other peer sees nothing until it gives up itself, or until
+ *   `heal()` resets the link;
  * - latency: every chunk is delivered this many ms after it arrived (order kept);
  * - half-close: one direction is finished with a FIN while the other stays open ("toClient": the
  *   client reads EOF, "toServer": the server does).
@@ -94,8 +95,8 @@ class ProxyLink implements Link {
     for (const pipe of [this.up, this.down]) {
       pipe.from.on("data", (chunk: Uint8Array) => this.#arrive(pipe, chunk));
       pipe.from.on("end", () => this.#ended(pipe));
-      pipe.from.on("error", () => this.close());
-      pipe.from.on("close", () => this.close());
+      pipe.from.on("error", () => this.#gone(pipe));
+      pipe.from.on("close", () => this.#gone(pipe));
       pipe.to.on("drain", () => this.#flush(pipe));
     }
   }
@@ -142,8 +143,7 @@ class ProxyLink implements Link {
   reset(): void {
     if (this.closed) return;
     this.broken = true;
-    this.client.resetAndDestroy();
-    this.server.resetAndDestroy();
+    for (const socket of [this.client, this.server]) if (!socket.destroyed) socket.resetAndDestroy();
     this.close();
   }
 
@@ -166,9 +166,18 @@ class ProxyLink implements Link {
     this.#flush(pipe);
   }
 
+  /** `pipe`'s source closed or failed: on a dead path the other peer hears nothing of it. */
+  #gone(pipe: Pipe): void {
+    if (this.blackholed && !pipe.to.destroyed) {
+      pipe.from.destroy();
+      return;
+    }
+    this.close();
+  }
+
   #ended(pipe: Pipe): void {
     if (this.blackholed) {
-      this.close();
+      this.#gone(pipe);
       return;
     }
     // Pass the FIN on once everything before it is delivered.

@@ -113,6 +113,18 @@ Deno.test("fault proxy: a blackhole drops bytes without closing until heal() res
   });
 });
 
+Deno.test("fault proxy: a blackhole hides a peer's close: the other peer still sees nothing", async () => {
+  await withServer(async (proxy, client, server) => {
+    proxy.blackhole(proxy.links()[0]!);
+    server.close(); // the server ends its side (a watch at its timeoutSeconds, an idle close)
+    assert.equal(await readWithin(client, 500), "", "no EOF, no reset: the FIN was lost on the dead path");
+    assert.equal(proxy.links().length, 1, "the client's side stays open");
+    proxy.heal();
+    await assert.rejects(readWithin(client, 2000), Deno.errors.ConnectionReset);
+    await settlePending();
+  });
+});
+
 Deno.test("fault proxy: latency delays every chunk and keeps the order", async () => {
   await withServer(async (proxy, client, server) => {
     proxy.addLatency(proxy.links()[0]!, 300);
