@@ -6,7 +6,8 @@
 import type { FaultProxy } from "../_util/fault_proxy.ts";
 import { killApiserver, startApiserver, startEtcd, stopEtcd } from "../_util/control_plane_faults.ts";
 import type { ControllerProcess } from "../e2e/controller_process.ts";
-import { type ControllerFigures, delta, readFigures } from "./_controller_metrics.ts";
+import { sampleSum } from "../integration/_metrics.ts";
+import { type ControllerFigures, delta, readFigures, RESOURCES } from "./_controller_metrics.ts";
 
 /** A disruption in the middle of the churn. */
 export interface Disruption {
@@ -32,7 +33,13 @@ export interface OutageFigures {
 /** When, after the blackhole, the controller gave up each dead watch (from its log). */
 export interface BlackholeFigures {
   readonly links: number;
+  /** ms after the blackhole of each dead watch the controller gave up with an error (log lines). */
   readonly watchesReplacedAfterMs: number[];
+  /**
+   * Per informer resource, ms from the blackhole to the first watch event (bookmarks included) the
+   * informer received after it, from its last-event gauge polled each second; missing: none arrived.
+   */
+  readonly blindMs: Record<string, number>;
 }
 
 /** What the disruption left to measure: `t0` is when convergence is timed from. */
@@ -65,10 +72,10 @@ export async function disrupt(d: Disruption, ctx: Context): Promise<DisruptionOu
         at - ctx.started
       } ms; churn goes on for ${d.downMs} ms`,
     );
-    await sleep(d.downMs);
+    const blindMs = await timeToFirstEvent(controller, at, d.downMs);
     return {
       t0: Date.now(),
-      blackhole: { links: links.length, watchesReplacedAfterMs: idleTimeoutsSince(controller, at) },
+      blackhole: { links: links.length, watchesReplacedAfterMs: idleTimeoutsSince(controller, at), blindMs },
     };
   }
   const refusedBefore = proxy.counters.refused;
@@ -91,11 +98,46 @@ export async function disrupt(d: Disruption, ctx: Context): Promise<DisruptionOu
   };
 }
 
-/** ms after `since` of each "watch received no bytes" retry the controller logged. */
+/**
+ * Polls the controller's /metrics each second for `forMs` and returns, per resource, how long after
+ * `since` its informer received the first event (bookmarks included) on a watch opened after `since`:
+ * events read from a dead connection's last bytes (a backlog the controller had not read yet) do not
+ * count.
+ */
+async function timeToFirstEvent(
+  controller: ControllerProcess,
+  since: number,
+  forMs: number,
+): Promise<Record<string, number>> {
+  const restarts = (text: string, resource: string) =>
+    sampleSum(text, "kubeloop_informer_watch_restarts_total", { resource }) ?? 0;
+  const before = await controller.scrapeMetrics();
+  const out: Record<string, number> = {};
+  const rewatchedAt: Record<string, number> = {};
+  const end = since + forMs;
+  while (Date.now() < end) {
+    await sleep(Math.min(1_000, Math.max(end - Date.now(), 0)));
+    const text = await controller.scrapeMetrics();
+    for (const resource of RESOURCES) {
+      if (out[resource] !== undefined) continue;
+      if (rewatchedAt[resource] === undefined && restarts(text, resource) > restarts(before, resource)) {
+        rewatchedAt[resource] = Date.now() - 1_000; // at most one poll ago
+      }
+      const last = sampleSum(text, "kubeloop_informer_last_event_timestamp_seconds", { resource });
+      const at = rewatchedAt[resource];
+      if (at !== undefined && last !== undefined && last * 1000 >= at) {
+        out[resource] = Math.round(last * 1000 - since);
+      }
+    }
+  }
+  return out;
+}
+
+/** ms after `since` of each dead watch (idle timeout or past its deadline) the controller logged. */
 function idleTimeoutsSince(controller: ControllerProcess, since: number): number[] {
   const out: number[] = [];
   for (const line of controller.logs().split("\n")) {
-    if (!line.includes("received no bytes")) continue;
+    if (!line.includes("received no bytes") && !line.includes("past its timeoutSeconds")) continue;
     try {
       const at = Date.parse((JSON.parse(line) as { ts: string }).ts);
       if (at >= since) out.push(at - since);

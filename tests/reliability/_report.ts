@@ -35,8 +35,11 @@ export function summarize(r: ScenarioResult): string[] {
   }
   if (r.blackhole) {
     lines.push(
-      `  blackhole: ${r.blackhole.links} connections dead, never healed; dead watches given up after ${
-        r.blackhole.watchesReplacedAfterMs.map((ms) => s(ms)).join(", ") || "never"
+      `  blackhole: ${r.blackhole.links} connections dead, never healed; dead watches given up with an error after ${
+        r.blackhole.watchesReplacedAfterMs.map((ms) => s(ms)).join(", ") || "none"
+      }; first event after it: ${
+        Object.entries(r.blackhole.blindMs).map(([resource, ms]) => `${resource} ${s(ms)}`).join(", ") ||
+        "none"
       }`,
     );
   }
