@@ -8,7 +8,7 @@ import type {
   WatchOptions,
 } from "../../lib/client/types.ts";
 import type { ListWatcher } from "../../lib/watch/list_watcher.ts";
-import { flush } from "../_util/fake_clock.ts";
+import { type FakeClock, flush } from "../_util/fake_clock.ts";
 
 export const configMaps: ResourceRef = {
   group: "",
@@ -176,4 +176,17 @@ export class PushListWatcher extends ScriptedListWatcher {
     const body = this.pushBodies.shift() ?? new PushBody();
     return Promise.resolve(body.stream);
   }
+}
+
+/** Advances `clock` by `ms` (once the read's timer is set) and reports whether `pending` settled. */
+export async function settledAfter(
+  clock: FakeClock,
+  pending: Promise<unknown>,
+  ms: number,
+): Promise<boolean> {
+  let settled = false;
+  void pending.then(() => settled = true);
+  await clock.waitForTimers(1);
+  await clock.advance(ms);
+  return settled;
 }

@@ -8,19 +8,20 @@ import { WatchDeadlineError } from "../../lib/watch/watch_deadline_error.ts";
 import { watcher, type WatcherOptions } from "../../lib/watch/watcher.ts";
 import type { WatcherEvent } from "../../lib/watch/watcher_event.ts";
 import { FakeClock } from "../_util/fake_clock.ts";
-import { bookmark, cm, configMaps, line, PushBody, PushListWatcher, take } from "./_helpers.ts";
+import { bookmark, cm, configMaps, line, PushBody, PushListWatcher, settledAfter, take } from "./_helpers.ts";
 
 function start(lw: PushListWatcher, clock: FakeClock, options: WatcherOptions = {}) {
   return watcher(lw, configMaps, { initialList: "paged", random: () => 0.5, clock, ...options });
 }
 
-/** Advances `clock` by `ms` (once the read's timer is set) and reports whether `pending` settled. */
-async function settledAfter(clock: FakeClock, pending: Promise<unknown>, ms: number): Promise<boolean> {
-  let settled = false;
-  void pending.then(() => settled = true);
+/** A streaming-list watcher whose first watch has delivered `lines` (ending with the end bookmark). */
+async function startStreaming(lw: PushListWatcher, clock: FakeClock, first: PushBody, lines: string[]) {
+  const it = start(lw, clock, { initialList: "stream" });
+  const init = it.next();
   await clock.waitForTimers(1);
-  await clock.advance(ms);
-  return settled;
+  for (const text of lines) await first.push(text);
+  await init;
+  return it;
 }
 
 Deno.test("a watch still open 5 s after its timeoutSeconds is given up, though events came shortly before", async () => {
@@ -87,12 +88,7 @@ Deno.test("the streaming list's watch gets [300, 600) for its initial state, the
   const first = new PushBody();
   const second = new PushBody();
   const lw = new PushListWatcher("10", [first, second]);
-  const it = start(lw, clock, { initialList: "stream" });
-  const init = it.next();
-  await clock.waitForTimers(1);
-  await first.push(line("ADDED", cm("a", "5")));
-  await first.push(bookmark("8", true));
-  await init;
+  const it = await startStreaming(lw, clock, first, [line("ADDED", cm("a", "5")), bookmark("8", true)]);
   await take(it, 2); // initApply, initDone
   assert.equal(lw.watches[0]!.timeoutSeconds, 450, "the server must not cut a large initial state");
   assert.equal(lw.watches[0]!.sendInitialEvents, true);
@@ -116,11 +112,7 @@ Deno.test("the client ends the streaming list's watch on time even while events 
   const first = new PushBody();
   const second = new PushBody();
   const lw = new PushListWatcher("10", [first, second]);
-  const it = start(lw, clock, { initialList: "stream" });
-  const init = it.next();
-  await clock.waitForTimers(1);
-  await first.push(bookmark("10", true));
-  await init;
+  const it = await startStreaming(lw, clock, first, [bookmark("10", true)]);
   await take(it, 1); // initDone
   const ended = clock.now();
   let rv = 10;

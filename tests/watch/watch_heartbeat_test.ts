@@ -14,6 +14,7 @@ import {
   PushBody,
   PushListWatcher,
   type ScriptedListWatcher,
+  settledAfter,
   take,
 } from "./_helpers.ts";
 import { type Line, memoryLogger } from "../controller/memory_logger.ts";
@@ -32,15 +33,6 @@ function start(lw: ScriptedListWatcher, clock: FakeClock, options: WatcherOption
 
 const isIdle = (e: WatcherEvent | undefined) =>
   e?.type === "error" && e.error instanceof WatchIdleTimeoutError;
-
-/** Advances `clock` by `ms` (once the read's idle timer is set) and reports whether `pending` settled. */
-async function settledAfter(clock: FakeClock, pending: Promise<unknown>, ms: number): Promise<boolean> {
-  let settled = false;
-  void pending.then(() => settled = true);
-  await clock.waitForTimers(1);
-  await clock.advance(ms);
-  return settled;
-}
 
 Deno.test("after a periodic bookmark, a watch silent for 90 s is replaced (not after timeoutSeconds + 30 s)", async () => {
   const clock = new FakeClock();
