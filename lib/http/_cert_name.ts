@@ -6,7 +6,7 @@
  * @module
  */
 import { isIP } from "node:net";
-import type { AltName, Certificate } from "./_certificate.ts";
+import type { AltName, Certificate } from "../_internal/x509_certificate.ts";
 
 /** True when `cert` names `name` (a host name, or an IPv4/IPv6 address without brackets). */
 export function certificateMatchesName(cert: Certificate, name: string): boolean {

@@ -4,8 +4,8 @@
  * signature (never by name alone), every intermediate checked as a CA within its dates.
  * @module
  */
-import type { Certificate } from "./_certificate.ts";
-import { sameBytes } from "./_der.ts";
+import type { Certificate } from "../_internal/x509_certificate.ts";
+import { sameBytes } from "../_internal/der_reader.ts";
 import { signedBy, UnsupportedAlgorithmError } from "./_signature.ts";
 
 const MAX_DEPTH = 8;

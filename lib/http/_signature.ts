@@ -7,8 +7,8 @@
  */
 import { Buffer } from "node:buffer";
 import { constants, createPublicKey, type KeyObject, verify } from "node:crypto";
-import type { Certificate } from "./_certificate.ts";
-import { contents, DerReader, readOid, readSmallInteger, Tag } from "./_der.ts";
+import type { Certificate } from "../_internal/x509_certificate.ts";
+import { contents, DerReader, readOid, readSmallInteger, Tag } from "../_internal/der_reader.ts";
 
 /** The certificate uses a signature algorithm this check does not accept. */
 export class UnsupportedAlgorithmError extends Error {

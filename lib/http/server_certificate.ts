@@ -1,6 +1,6 @@
 import { certificateMatchesName, describeNames } from "./_cert_name.ts";
-import { type Certificate, parseCertificate, pemCertificates } from "./_certificate.ts";
-import { sameBytes } from "./_der.ts";
+import { type Certificate, parseCertificate, pemCertificates } from "../_internal/x509_certificate.ts";
+import { sameBytes } from "../_internal/der_reader.ts";
 import { ChainTooComplexError, findPath } from "./_path_search.ts";
 
 /** The server's certificate chain was refused; the message says why, for a person to act on. */

@@ -1,7 +1,7 @@
 // The server-certificate check on its own, without sockets: algorithms, constraints, names and
 // malformed input. The attacks over real sockets are in tls_chain_test.ts.
 import assert from "node:assert/strict";
-import { pemCertificates } from "../../lib/http/_certificate.ts";
+import { pemCertificates } from "../../lib/_internal/x509_certificate.ts";
 import {
   parseTrustAnchors,
   ServerCertificateError,

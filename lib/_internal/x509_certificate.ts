@@ -15,7 +15,7 @@ import {
   readTime,
   sameBytes,
   Tag,
-} from "./_der.ts";
+} from "./der_reader.ts";
 
 /** A name from the subjectAltName extension that the check understands. */
 export type AltName =
