@@ -5,15 +5,22 @@
  * "*." stands for exactly one whole label and needs at least two labels after it.
  * @module
  */
-import { isIP } from "node:net";
+import { ipAddressBytes } from "../_internal/ip_address.ts";
 import type { AltName, Certificate } from "../_internal/x509_certificate.ts";
 
-/** True when `cert` names `name` (a host name, or an IPv4/IPv6 address without brackets). */
+/**
+ * True when `cert` names `name` (a host name, or an IPv4/IPv6 address without brackets). An IPv6
+ * address with a zone id (`fe80::1%eth0`) matches nothing: no entry carries a zone, and dropping it
+ * would vouch for an address on an interface the certificate knows nothing of (rustls, the other
+ * path, refuses such a name outright).
+ */
 export function certificateMatchesName(cert: Certificate, name: string): boolean {
-  const ip = ipBytes(name);
+  const ip = ipAddressBytes(name);
   if (ip !== undefined) {
     return cert.altNames.some((alt) => alt.kind === "ip" && sameAddress(alt.bytes, ip));
   }
+  // Not an address, and not a host name either: no dNSName entry may match it literally.
+  if (name.includes(":") || name.includes("%")) return false;
   const host = name.toLowerCase().replace(/\.$/, "");
   if (host === "") return false;
   return cert.altNames.some((alt) => alt.kind === "dns" && dnsMatches(alt.value.toLowerCase(), host));
@@ -55,31 +62,4 @@ function normalize(bytes: Uint8Array): Uint8Array {
   if (bytes.length !== 16) return bytes;
   for (let i = 0; i < 10; i++) if (bytes[i] !== 0) return bytes;
   return bytes[10] === 0xff && bytes[11] === 0xff ? bytes.subarray(12) : bytes;
-}
-
-/** The bytes of an IP address literal, or undefined for a host name. */
-export function ipBytes(name: string): Uint8Array | undefined {
-  const family = isIP(name);
-  if (family === 4) return new Uint8Array(name.split(".").map(Number));
-  if (family !== 6) return undefined;
-  let text = name.toLowerCase();
-  const tail: number[] = [];
-  const v4 = /(\d+\.\d+\.\d+\.\d+)$/.exec(text);
-  if (v4) {
-    tail.push(...v4[1]!.split(".").map(Number));
-    text = text.slice(0, -v4[1]!.length) + "0:0";
-  }
-  const [head, rest] = text.split("::") as [string, string | undefined];
-  const words = (part: string) => (part === "" ? [] : part.split(":").map((w) => parseInt(w, 16)));
-  const left = words(head);
-  const right = rest === undefined ? [] : words(rest);
-  const fill = new Array(8 - left.length - right.length).fill(0);
-  const all = [...left, ...fill, ...right];
-  const out = new Uint8Array(16);
-  all.forEach((word, i) => {
-    out[2 * i] = word >> 8;
-    out[2 * i + 1] = word & 0xff;
-  });
-  if (tail.length === 4) out.set(tail, 12);
-  return out;
 }

@@ -4,10 +4,10 @@
  * @module
  */
 import * as nodeTls from "node:tls";
-import { isIP } from "node:net";
 import type { TlsOptions } from "./types.ts";
 import type { ByteSocket } from "./connection.ts";
 import { NodeTlsSocket } from "./node_tls_socket.ts";
+import { isIpAddress } from "../_internal/ip_address.ts";
 import { ServerCertificateError, type ServerCertificateVerifier } from "./server_certificate.ts";
 
 /**
@@ -26,7 +26,7 @@ export function connectNodeTls(
     host: hostname,
     port,
     // node:tls refuses an IP address as SNI; the name check still covers IP SANs.
-    ...(isIP(verifyName) === 0 && { servername: verifyName }),
+    ...(!isIpAddress(verifyName) && { servername: verifyName }),
     ALPNProtocols: ["http/1.1"],
     // The verdict is taken below, after the handshake and before any byte is written, so that a
     // refusal says exactly why (node:tls reports most failures as one opaque code).

@@ -6,13 +6,25 @@ import {
   peerLeaf,
   startTlsNoDelay,
 } from "./deno_tls_connect.ts";
-import { connectNodeTls } from "./node_tls_connect.ts";
 import {
   parseTrustAnchors,
   ServerCertificateError,
   ServerCertificateVerifier,
 } from "./server_certificate.ts";
 import { type Logger, noopLogger } from "../observe/types.ts";
+
+// node:tls pulls in Deno's Node compatibility layer (several MB of memory), which most connections
+// with a configured CA never need: it is loaded on first use. A string literal, so that
+// `deno compile` bundles the module.
+let nodeTlsConnect: Promise<typeof import("./node_tls_connect.ts")> | undefined;
+
+/** `connectNodeTls` of node_tls_connect.ts, loaded the first time a connection needs node:tls. */
+async function connectNodeTls(
+  ...args: Parameters<typeof import("./node_tls_connect.ts").connectNodeTls>
+): Promise<ByteSocket> {
+  nodeTlsConnect ??= import("./node_tls_connect.ts");
+  return await (await nodeTlsConnect).connectNodeTls(...args);
+}
 
 /** Settings of a TlsConnector beyond the TlsOptions. */
 export interface TlsConnectorOptions {

@@ -65,7 +65,7 @@ export async function certificateFiles(options: CertificateFilesOptions): Promis
       }
     }));
     const material = { cert: cert!, key: key! };
-    const expires = checkTlsMaterial(material, source);
+    const expires = await checkTlsMaterial(material, source);
     if (expires <= clock.now()) {
       logger.warn("The metrics certificate has expired", { expired: new Date(expires) });
     }

@@ -1,7 +1,14 @@
-import { createPrivateKey, X509Certificate } from "node:crypto";
+import { type Certificate, parseCertificate, pemCertificates } from "../_internal/x509_certificate.ts";
 import { type Clock, systemClock, type Timer } from "../time/clock.ts";
 import { selfSignedCertificate, type SelfSignedOptions, type TlsMaterial } from "./self_signed.ts";
 import { type Logger, noopLogger } from "./types.ts";
+import {
+  EncryptedKeyError,
+  importPrivateKeyPem,
+  importPublicKey,
+  isKeyOf,
+  type PrivateKey,
+} from "./private_key.ts";
 
 const DAY_MS = 86_400_000;
 
@@ -26,29 +33,40 @@ export class CertificateError extends Error {
 }
 
 /**
- * Checks that `material` parses (a PEM certificate chain and a PEM private key) and that the key belongs to
- * the leaf certificate; returns the leaf's expiry (ms since the epoch). Throws {@linkcode CertificateError}
+ * Checks that `material` parses (a PEM certificate chain and a PEM private key: PKCS#8, or PKCS#1 RSA, or
+ * SEC1 EC; RSA, ECDSA P-256/P-384/P-521 or Ed25519; not encrypted) and that the key belongs to the leaf
+ * certificate; resolves to the leaf's expiry (ms since the epoch). Rejects with {@linkcode CertificateError}
  * naming `source`, never quoting the key.
  */
-export function checkTlsMaterial(material: TlsMaterial, source: string): number {
-  let leaf: X509Certificate;
+export async function checkTlsMaterial(material: TlsMaterial, source: string): Promise<number> {
+  let leaf: Certificate;
+  let publicKey: CryptoKey | undefined;
   try {
-    leaf = new X509Certificate(material.cert);
+    const [first] = pemCertificates(material.cert);
+    if (first === undefined) throw new SyntaxError("no PEM certificate");
+    leaf = parseCertificate(first);
+    publicKey = await importPublicKey(leaf.spki);
   } catch (cause) {
     throw new CertificateError(`${source}: the certificate is not a PEM X.509 certificate`, source, {
       cause,
     });
   }
-  let key;
+  let key: PrivateKey;
   try {
-    key = createPrivateKey(material.key);
+    key = await importPrivateKeyPem(material.key);
   } catch (cause) {
-    throw new CertificateError(`${source}: the private key is not a PEM private key`, source, { cause });
+    const why = cause instanceof EncryptedKeyError
+      ? " (it is encrypted; the server needs it unencrypted)"
+      : "";
+    throw new CertificateError(`${source}: the private key is not a PEM private key${why}`, source, {
+      cause,
+    });
   }
-  if (!leaf.checkPrivateKey(key)) {
+  // undefined: the certificate's key is of an algorithm no key we accept can have.
+  if (publicKey === undefined || !(await isKeyOf(key, publicKey))) {
     throw new CertificateError(`${source}: the private key does not belong to the certificate`, source);
   }
-  return Date.parse(leaf.validTo);
+  return leaf.notAfter;
 }
 
 /** A source that never changes. */

@@ -33,7 +33,8 @@ export interface TlsServer {
  * in place (and SO_REUSEPORT on TLS listeners is unstable in Deno 2.9), so a new certificate restarts the
  * listener on the same address: the old one shuts down gracefully (requests in flight are answered), the new
  * one binds as soon as the port is free, typically within a few milliseconds, during which new connections
- * are refused. A new certificate that fails {@linkcode checkTlsMaterial} is logged and ignored.
+ * are refused. New certificates are taken in the order they arrive; one that fails {@linkcode checkTlsMaterial}
+ * is logged and ignored.
  */
 export function serveTls(options: ServeTlsOptions): TlsServer {
   const { hostname, signal, logger } = options;
@@ -57,7 +58,7 @@ export function serveTls(options: ServeTlsOptions): TlsServer {
     reloading = reloading.then(async () => {
       if (signal.aborted) return;
       try {
-        checkTlsMaterial(material, "the new metrics certificate");
+        await checkTlsMaterial(material, "the new metrics certificate");
       } catch (error) {
         logger.error("Ignoring an unusable metrics certificate", { error: String(error) });
         return;

@@ -78,6 +78,10 @@ Deno.test("names: one-label wildcards, case, a trailing dot, IPv6 and IPv4-mappe
       "::2",
       "127.0.0.1",
       "wildcard",
+      // A zone id is never dropped to match the address without it.
+      "::1%lo",
+      "::1%1",
+      "::ffff:192.0.2.7%eth0",
     ]
   ) {
     assert.match(check(name), /^server certificate is not valid for the name /, name);
