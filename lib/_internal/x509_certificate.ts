@@ -35,7 +35,7 @@ export interface Certificate {
   /** Names as their DER encodings: an issuer matches a subject when the bytes are equal. */
   readonly issuer: Uint8Array;
   readonly subject: Uint8Array;
-  /** SubjectPublicKeyInfo, for node:crypto's createPublicKey. */
+  /** SubjectPublicKeyInfo: the key that verifies the certificates this one issued. */
   readonly spki: Uint8Array;
   readonly notBefore: number;
   readonly notAfter: number;

@@ -20,14 +20,14 @@ export class ChainTooComplexError extends Error {}
  *   the closest candidate failed (to append to "unknown authority", possibly "").
  * @throws {ChainTooComplexError} after 32 signature checks.
  */
-export function findPath(
+export async function findPath(
   leaf: Certificate,
   anchors: readonly Certificate[],
   intermediates: readonly Certificate[],
   now: number,
-): { path: Certificate[] } | { hint: string } {
+): Promise<{ path: Certificate[] } | { hint: string }> {
   const search = new PathSearch(anchors, intermediates, now);
-  const path = search.above(leaf, 0, 0, new Set());
+  const path = await search.above(leaf, 0, 0, new Set());
   return path === undefined ? { hint: search.hint } : { path };
 }
 
@@ -48,15 +48,15 @@ class PathSearch {
    * The path above `cert`, or undefined. `below`: intermediates between the leaf and `cert`'s
    * issuer, for path length constraints; `used`: intermediates already on the path.
    */
-  above(
+  async above(
     cert: Certificate,
     depth: number,
     below: number,
     used: ReadonlySet<number>,
-  ): Certificate[] | undefined {
+  ): Promise<Certificate[] | undefined> {
     for (const anchor of this.#anchors) {
       if (!sameBytes(cert.issuer, anchor.subject)) continue;
-      if (!this.#signed(cert, anchor)) {
+      if (!await this.#signed(cert, anchor)) {
         this.#note(" (a trusted CA has the issuer's name, but the signature is not from its key)");
         continue;
       }
@@ -74,9 +74,14 @@ class PathSearch {
         this.#note(` (intermediate certificate ${problem})`);
         continue;
       }
-      if (!this.#signed(cert, candidate)) continue;
+      if (!await this.#signed(cert, candidate)) continue;
       const selfIssued = sameBytes(candidate.issuer, candidate.subject);
-      const rest = this.above(candidate, depth + 1, below + (selfIssued ? 0 : 1), new Set([...used, i]));
+      const rest = await this.above(
+        candidate,
+        depth + 1,
+        below + (selfIssued ? 0 : 1),
+        new Set([...used, i]),
+      );
       if (rest !== undefined) return [candidate, ...rest];
     }
     return undefined;
@@ -97,10 +102,10 @@ class PathSearch {
     return this.#now >= cert.notBefore && this.#now <= cert.notAfter;
   }
 
-  #signed(cert: Certificate, issuer: Certificate): boolean {
+  async #signed(cert: Certificate, issuer: Certificate): Promise<boolean> {
     if (++this.#checks > MAX_SIGNATURE_CHECKS) throw new ChainTooComplexError();
     try {
-      return signedBy(cert, issuer);
+      return await signedBy(cert, issuer);
     } catch (err) {
       if (err instanceof UnsupportedAlgorithmError) this.#note(` (${err.message})`);
       return false;

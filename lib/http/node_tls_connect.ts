@@ -43,9 +43,12 @@ export function connectNodeTls(
       reject(err);
     };
     socket.once("error", onError);
-    socket.once("secureConnect", () => {
+    socket.once("secureConnect", async () => {
+      // onError stays on until the verdict: a socket error during the check settles the promise.
+      const refusal = verifier === undefined
+        ? undefined
+        : await checkPeer(socket, verifier, verifyName).catch((err: Error) => err);
       socket.off("error", onError);
-      const refusal = verifier === undefined ? undefined : checkPeer(socket, verifier, verifyName);
       if (refusal === undefined) {
         resolve(adapter);
       } else {
@@ -57,11 +60,11 @@ export function connectNodeTls(
 }
 
 /** Our verdict on the peer's chain first (it says why), then node:tls's, which must agree. */
-function checkPeer(
+async function checkPeer(
   socket: nodeTls.TLSSocket,
   verifier: ServerCertificateVerifier,
   name: string,
-): Error | undefined {
+): Promise<Error | undefined> {
   let leaf: Uint8Array;
   try {
     leaf = rawOf(socket.getPeerCertificate(false));
@@ -69,7 +72,7 @@ function checkPeer(
     return new ServerCertificateError(`cannot read the server's certificate: ${(err as Error).message}`);
   }
   try {
-    verifier.verify(leaf, () => presentedChain(socket), name, Date.now());
+    await verifier.verify(leaf, () => presentedChain(socket), name, Date.now());
   } catch (err) {
     return err as Error;
   }

@@ -133,7 +133,7 @@ export class TlsConnector {
       }
       if (conn !== undefined) {
         const leaf = peerLeaf(conn);
-        if (leaf !== undefined && verifier.trustsLeaf(leaf, name, Date.now())) return conn;
+        if (leaf !== undefined && await verifier.trustsLeaf(leaf, name, Date.now())) return conn;
         conn.close();
         // A Deno that does not say which certificate its connection got cannot be used here.
         if (leaf === undefined) this.#denoTls = false;

@@ -17,6 +17,8 @@ export interface ChainServer extends AsyncDisposable {
   readonly port: number;
   /** Connections that completed the handshake and sent a request. */
   readonly requests: number;
+  /** Connections that completed the handshake and are still open. */
+  readonly open: number;
 }
 
 /**
@@ -46,6 +48,9 @@ export async function chainServer(chain: readonly string[]): Promise<ChainServer
     port: (server.address() as { port: number }).port,
     get requests() {
       return requests;
+    },
+    get open() {
+      return sockets.size;
     },
     async [Symbol.asyncDispose]() {
       for (const socket of sockets) socket.destroy();
