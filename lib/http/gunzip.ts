@@ -1,47 +1,26 @@
-import { createGunzip } from "node:zlib";
+import { GzipDecoder } from "./_gzip_members.ts";
+import { InflateError } from "./_inflate.ts";
 import { ProtocolError } from "./errors.ts";
 
 /**
  * Removes a gzip content coding from a streamed body.
  *
  * kube-apiserver compresses watch responses as a series of complete gzip members, one per flush,
- * so the body is a concatenation of members. The web `DecompressionStream` stops at the end of the
- * first member and fails on the rest ("failed to write whole buffer"); Node's zlib (built into
- * Deno) decodes concatenated members, so it is used here. Output is produced as soon as each input
- * chunk decodes, and input is pulled only when the consumer reads. A corrupt body or a failed raw
- * stream destroys zlib and cancels the raw body, so its connection is closed rather than left open.
+ * so the body is a concatenation of members. The web `DecompressionStream` fails on the second
+ * member ("failed to write whole buffer") and cannot say where a member ended, and Node's zlib
+ * would load Deno's whole Node compatibility layer (several MB of memory) into the controller, so
+ * the body is decoded by our own gzip decoder. Input is pulled only when the consumer reads, and
+ * each read gets at most 64 KiB of output, as soon as it decodes: a small gzip bomb never becomes
+ * a large buffer, and `maxBodyBytes` (counted after decoding) stops it. A corrupt body or a failed
+ * raw stream cancels the raw body, so its connection is closed rather than left open. An empty body
+ * decodes to nothing, as in Go's HTTP client.
  */
 export function gunzipStream(body: ReadableStream<Uint8Array>, url: string): ReadableStream<Uint8Array> {
   const reader = body.getReader();
-  const zlib = createGunzip();
-  const output: Uint8Array[] = [];
-  let ended = false;
-  let failure: Error | undefined;
+  const decoder = new GzipDecoder();
   let inputDone = false;
-  let wake: (() => void) | undefined;
-  const notify = () => {
-    const w = wake;
-    wake = undefined;
-    w?.();
-  };
-  zlib.on("data", (data: Uint8Array) => {
-    output.push(new Uint8Array(data.buffer, data.byteOffset, data.byteLength));
-    notify();
-  });
-  zlib.on("end", () => {
-    ended = true;
-    notify();
-  });
-  zlib.on("error", (err: Error) => {
-    failure = new ProtocolError(`Invalid gzip response body from ${url}: ${err.message}`, url, {
-      cause: err,
-    });
-    notify();
-  });
-  const settled = () => new Promise<void>((resolve) => (wake = resolve));
-  // On any failure, release both ends: the raw body (which closes the socket) and zlib.
+  // On any failure, release the raw body, which closes the socket.
   const abandon = (reason: unknown): unknown => {
-    zlib.destroy();
     reader.cancel(reason).catch(() => {
       // The raw stream already failed and closed its connection itself.
     });
@@ -51,19 +30,26 @@ export function gunzipStream(body: ReadableStream<Uint8Array>, url: string): Rea
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
       for (;;) {
-        const next = output.shift();
-        if (next) {
-          controller.enqueue(next);
-          return;
+        let out: Uint8Array | null;
+        try {
+          if (inputDone) decoder.finish();
+          out = inputDone ? null : decoder.read();
+        } catch (err) {
+          throw abandon(
+            err instanceof InflateError
+              ? new ProtocolError(`Invalid gzip response body from ${url}: ${err.message}`, url, {
+                cause: err,
+              })
+              : err,
+          );
         }
-        if (failure) throw abandon(failure);
-        if (ended) {
-          controller.close();
+        if (out) {
+          controller.enqueue(out);
           return;
         }
         if (inputDone) {
-          await settled();
-          continue;
+          controller.close();
+          return;
         }
         let chunk: ReadableStreamReadResult<Uint8Array>;
         try {
@@ -71,20 +57,11 @@ export function gunzipStream(body: ReadableStream<Uint8Array>, url: string): Rea
         } catch (err) {
           throw abandon(err);
         }
-        const { value, done } = chunk;
-        if (done) {
-          inputDone = true;
-          const waiting = settled();
-          zlib.end();
-          await waiting;
-          continue;
-        }
-        // The write callback runs once zlib has processed the chunk, so any output is queued by then.
-        await new Promise<void>((resolve) => zlib.write(value, () => resolve()));
+        if (chunk.done) inputDone = true;
+        else decoder.push(chunk.value);
       }
     },
     async cancel(reason) {
-      zlib.destroy();
       await reader.cancel(reason);
     },
   }, { highWaterMark: 0 });
