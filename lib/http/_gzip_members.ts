@@ -23,7 +23,7 @@ const FHCRC = 2, FEXTRA = 4, FNAME = 8, FCOMMENT = 16, RESERVED = 0xe0;
 
 /**
  * Decodes gzip data of one or more concatenated members (as kube-apiserver sends: one per flush)
- * pushed in chunks split anywhere, one output slice of at most 64 KiB per `read`, so a member is
+ * pushed in chunks split anywhere, one output slice of at most 16 KiB per `read`, so a member is
  * never held whole. Each member's CRC-32 and length are checked; anything after a member other than
  * another member is an error, as is data ending inside one.
  */

@@ -28,7 +28,7 @@ export const OUTPUT_FULL = 1;
 export const STREAM_END = 2;
 
 const WINDOW = 32 * 1024;
-const OUTPUT = 64 * 1024;
+const OUTPUT = 16 * 1024;
 const MAX_MATCH = 258;
 // The fast loop's three refills per symbol read at most 3 + 3 + 4 bytes ahead.
 const FAST_INPUT = 10;
@@ -100,7 +100,7 @@ const EMPTY = new Uint8Array(0);
 
 /**
  * A raw DEFLATE decoder that takes input in chunks of any size and gives output in slices of at most
- * 64 KiB, holding a 32 KiB window and at most one input chunk. `reset` starts another stream on the
+ * 16 KiB, holding a 32 KiB window and at most one input chunk. `reset` starts another stream on the
  * same input (gzip members), and `readByte` reads the byte-aligned data around streams.
  */
 export class Inflater {

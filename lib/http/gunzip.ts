@@ -10,7 +10,7 @@ import { ProtocolError } from "./errors.ts";
  * member ("failed to write whole buffer") and cannot say where a member ended, and Node's zlib
  * would load Deno's whole Node compatibility layer (several MB of memory) into the controller, so
  * the body is decoded by our own gzip decoder. Input is pulled only when the consumer reads, and
- * each read gets at most 64 KiB of output, as soon as it decodes: a small gzip bomb never becomes
+ * each read gets at most 16 KiB of output, as soon as it decodes: a small gzip bomb never becomes
  * a large buffer, and `maxBodyBytes` (counted after decoding) stops it. A corrupt body or a failed
  * raw stream cancels the raw body, so its connection is closed rather than left open. An empty body
  * decodes to nothing, as in Go's HTTP client.

@@ -192,20 +192,20 @@ Deno.test("data ending inside a member fails at every point: header, data or tra
   }
 });
 
-Deno.test("a bomb member comes out one slice of at most 64 KiB per read, without more input", () => {
+Deno.test("a bomb member comes out one slice of at most 16 KiB per read, without more input", () => {
   const bomb = gzipBytes(new Uint8Array(16 * MiB), 9);
   const decoder = new GzipDecoder();
   decoder.push(bomb);
   let total = 0;
   let reads = 0;
   for (let out = decoder.read(); out !== null; out = decoder.read()) {
-    assert.ok(out.length <= 64 * KiB);
+    assert.ok(out.length <= 16 * KiB);
     total += out.length;
     reads++;
   }
   decoder.finish();
   assert.equal(total, 16 * MiB);
-  assert.ok(reads >= 256);
+  assert.ok(reads >= 1024);
 });
 
 Deno.test("a decoder that failed refuses further use", () => {

@@ -124,7 +124,7 @@ Deno.test("one-byte pieces of a medium stream decode the same", () => {
   }
 });
 
-Deno.test("a bomb comes out in slices of at most 64 KiB, one per call, with the window bounded", () => {
+Deno.test("a bomb comes out in slices of at most 16 KiB, one per call, with the window bounded", () => {
   const deflated = new Uint8Array(deflateRawSync(new Uint8Array(16 * MiB), { level: 9 }));
   assert.ok(deflated.length < 20 * KiB);
   const inflater = new Inflater();
@@ -135,14 +135,14 @@ Deno.test("a bomb comes out in slices of at most 64 KiB, one per call, with the 
     const status = inflater.inflate();
     calls++;
     const out = inflater.take();
-    assert.ok(out.length <= 64 * KiB, `${out.length} bytes at once`);
+    assert.ok(out.length <= 16 * KiB, `${out.length} bytes at once`);
     assert.ok(out.every((b) => b === 0));
     total += out.length;
     if (status === STREAM_END) break;
     assert.notEqual(status, NEED_INPUT);
   }
   assert.equal(total, 16 * MiB);
-  assert.ok(calls >= 256, `${calls} calls`);
+  assert.ok(calls >= 1024, `${calls} calls`);
 });
 
 Deno.test("small outputs share buffers that are never written again", () => {
