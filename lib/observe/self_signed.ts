@@ -13,6 +13,7 @@ import {
   unsignedInteger,
   utf8String,
 } from "./der.ts";
+import { ipAddressBytes } from "../_internal/ip_address.ts";
 
 /** A certificate chain and its private key, both PEM. */
 export interface TlsMaterial {
@@ -104,7 +105,7 @@ function extension(id: string, critical: boolean, value: Der): Der {
 
 /** A GeneralName: iPAddress [7] for IP literals, dNSName [2] otherwise. */
 function generalName(host: string): Der {
-  const ip = ipBytes(host);
+  const ip = ipAddressBytes(host);
   if (ip) return implicitPrimitive(7, ip);
   if (!isCertificateHost(host)) {
     throw new TypeError(`Invalid host "${host}" for a certificate: not a DNS name, IPv4 or IPv6 address`);
@@ -112,29 +113,14 @@ function generalName(host: string): Der {
   return implicitPrimitive(2, new TextEncoder().encode(host));
 }
 
-/** True when `host` can be a subjectAltName: an IPv4 or IPv6 literal, or a DNS name (`*.` allowed first). */
+/**
+ * True when `host` can be a subjectAltName: an IPv4 or IPv6 literal (as `ipAddressBytes` reads them: no
+ * zone id, no leading zeros), or a DNS name (`*.` allowed first) that is not made of digits and dots
+ * only: "01.2.3.4" or "256.0.0.1" is a mistyped address, not a name to certify.
+ */
 export function isCertificateHost(host: string): boolean {
-  return ipBytes(host) !== undefined || /^(\*\.)?[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?$/.test(host);
-}
-
-/** The 4 or 16 bytes of an IPv4 or IPv6 literal, or undefined for a DNS name. */
-export function ipBytes(host: string): Uint8Array | undefined {
-  const v4 = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(host);
-  if (v4) {
-    const parts = v4.slice(1).map(Number);
-    return parts.every((p) => p <= 255) ? Uint8Array.from(parts) : undefined;
-  }
-  if (!host.includes(":")) return undefined;
-  const [head = "", tail, extra] = host.split("::");
-  if (extra !== undefined) return undefined;
-  const groups = (text: string) => text === "" ? [] : text.split(":");
-  const front = groups(head);
-  const back = tail === undefined ? [] : groups(tail);
-  const missing = 8 - front.length - back.length;
-  if (tail === undefined ? missing !== 0 : missing < 1) return undefined;
-  const all = [...front, ...Array<string>(tail === undefined ? 0 : missing).fill("0"), ...back];
-  if (!all.every((g) => /^[0-9a-fA-F]{1,4}$/.test(g))) return undefined;
-  return Uint8Array.from(all.flatMap((g) => [parseInt(g, 16) >> 8, parseInt(g, 16) & 0xff]));
+  if (ipAddressBytes(host) !== undefined) return true;
+  return !/^[0-9.]+$/.test(host) && /^(\*\.)?[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?$/.test(host);
 }
 
 /** WebCrypto's ECDSA signature (r || s) as the DER `ECDSA-Sig-Value` X.509 expects. */
