@@ -16,6 +16,7 @@ import {
   sameBytes,
   Tag,
 } from "./der_reader.ts";
+import { pemBodyBytes } from "./pem.ts";
 
 /** A name from the subjectAltName extension that the check understands. */
 export type AltName =
@@ -211,10 +212,7 @@ export function pemCertificates(pem: string): Uint8Array[] {
   const out: Uint8Array[] = [];
   const pattern = /-----BEGIN CERTIFICATE-----([A-Za-z0-9+/=\s]*?)-----END CERTIFICATE-----/g;
   for (const match of pem.matchAll(pattern)) {
-    const binary = atob(match[1]!.replace(/\s+/g, ""));
-    const der = new Uint8Array(binary.length);
-    for (let i = 0; i < binary.length; i++) der[i] = binary.charCodeAt(i);
-    out.push(der);
+    out.push(pemBodyBytes(match[1]!));
   }
   return out;
 }

@@ -6,6 +6,7 @@
  */
 import type { Certificate } from "../_internal/x509_certificate.ts";
 import { DerReader, encoding, readBitString, readOid, Tag } from "../_internal/der_reader.ts";
+import { EC_PUBLIC_KEY, ED25519, NAMED_CURVES, RSA_ENCRYPTION } from "../_internal/key_algorithms.ts";
 
 /** What the signature check needs to know about a key before importing it. */
 export type PublicKey =
@@ -21,15 +22,7 @@ export type PublicKey =
 /** WebCrypto's import parameters for one use of a key. */
 export type ImportAlgorithm = RsaHashedImportParams | EcKeyImportParams | { readonly name: "Ed25519" };
 
-const RSA_ENCRYPTION = "1.2.840.113549.1.1.1";
 const RSASSA_PSS = "1.2.840.113549.1.1.10";
-const EC_PUBLIC_KEY = "1.2.840.10045.2.1";
-const ED25519 = "1.3.101.112";
-const CURVES: ReadonlyMap<string, string> = new Map([
-  ["1.2.840.10045.3.1.7", "P-256"],
-  ["1.3.132.0.34", "P-384"],
-  ["1.3.132.0.35", "P-521"],
-]);
 // DER of AlgorithmIdentifier { rsaEncryption, NULL }.
 const RSA_ENCRYPTION_ALGORITHM = [48, 13, 6, 9, 42, 134, 72, 134, 247, 13, 1, 1, 1, 5, 0];
 
@@ -99,7 +92,7 @@ function read(spki: Uint8Array): { key: PublicKey | undefined; spki: Uint8Array 
     } else if (oid === EC_PUBLIC_KEY) {
       // Only a named curve: RFC 5480 forbids explicit curve parameters in certificates.
       const curve = readOid(spki, alg.next(Tag.OID));
-      key = { type: "ec", curve: CURVES.get(curve) ?? curve };
+      key = { type: "ec", curve: NAMED_CURVES.get(curve) ?? curve };
     } else if (oid === ED25519) {
       key = { type: "ed25519" };
     } else {

@@ -7,6 +7,7 @@
  * @module
  */
 import type { Certificate } from "../_internal/x509_certificate.ts";
+import { ED25519 } from "../_internal/key_algorithms.ts";
 import {
   contents,
   DerReader,
@@ -41,7 +42,6 @@ const ECDSA: ReadonlyMap<string, string> = new Map([
   ["1.2.840.10045.4.3.3", "SHA-384"],
   ["1.2.840.10045.4.3.4", "SHA-512"],
 ]);
-const ED25519 = "1.3.101.112";
 const RSA_PSS = "1.2.840.113549.1.1.10";
 const MGF1 = "1.2.840.113549.1.1.8";
 // Bytes of r and of s in WebCrypto's ECDSA signatures.

@@ -7,6 +7,8 @@
  * @module
  */
 import { DerReader, type Element, readOid, Tag } from "../_internal/der_reader.ts";
+import { EC_PUBLIC_KEY, ED25519, NAMED_CURVES, RSA_ENCRYPTION } from "../_internal/key_algorithms.ts";
+import { pemBodyBytes } from "../_internal/pem.ts";
 import { nullValue, octetString, oid, sequence, smallInteger } from "./der.ts";
 
 /** Thrown for an encrypted PEM private key: the TLS server has no passphrase to open it. */
@@ -16,15 +18,6 @@ export class EncryptedKeyError extends Error {
     this.name = "EncryptedKeyError";
   }
 }
-
-const RSA_ENCRYPTION = "1.2.840.113549.1.1.1";
-const EC_PUBLIC_KEY = "1.2.840.10045.2.1";
-const ED25519 = "1.3.101.112";
-const CURVES: Readonly<Record<string, string>> = {
-  "1.2.840.10045.3.1.7": "P-256",
-  "1.3.132.0.34": "P-384",
-  "1.3.132.0.35": "P-521",
-};
 
 type KeyParams = RsaHashedImportParams | EcKeyImportParams | Algorithm;
 
@@ -121,7 +114,7 @@ function keyParams(der: Uint8Array, algorithm: Element): KeyParams {
       // The hash only matters to signing (the challenge signature).
       return { name: "RSASSA-PKCS1-v1_5", hash: "SHA-256" } satisfies RsaHashedImportParams;
     case EC_PUBLIC_KEY: {
-      const curve = CURVES[readOid(der, reader.next(Tag.OID))];
+      const curve = NAMED_CURVES.get(readOid(der, reader.next(Tag.OID)));
       if (curve === undefined) throw new UnsupportedAlgorithm("unsupported elliptic curve");
       return { name: "ECDSA", namedCurve: curve } satisfies EcKeyImportParams;
     }
@@ -163,10 +156,7 @@ function privateKeyBlock(pem: string): { label: string; der: Uint8Array<ArrayBuf
     const body = match[2]!;
     if (/^Proc-Type:\s*4,\s*ENCRYPTED/m.test(body)) throw new EncryptedKeyError();
     if (!/^[A-Za-z0-9+/=\s]+$/.test(body)) throw new SyntaxError(`malformed ${label} block`);
-    const binary = atob(body.replace(/\s+/g, ""));
-    const der = new Uint8Array(binary.length);
-    for (let i = 0; i < binary.length; i++) der[i] = binary.charCodeAt(i);
-    return { label, der };
+    return { label, der: pemBodyBytes(body) };
   }
   throw new SyntaxError("no PEM private key block");
 }
