@@ -1,5 +1,6 @@
 import { ConfigError } from "./config_error.ts";
 import { loadYaml, type YamlModule } from "./_yaml.ts";
+import { readYamlSubset } from "./_yaml_subset.ts";
 import { type ExecConfig, parseExecConfig } from "./exec_config.ts";
 import { decodeBase64Text, dirname, resolvePath } from "./_private.ts";
 import {
@@ -98,31 +99,13 @@ const UNSUPPORTED_USER_KEYS = [
 /**
  * Parses and validates one kubeconfig (YAML or JSON). Every entry is checked for types and
  * base64, as client-go's decoder does for the whole file; features kubeloop does not support
- * are only recorded, and rejected when the selected context uses them. Asynchronous because the
- * YAML parser is loaded on first use (a controller running in a pod never needs it).
+ * are only recorded, and rejected when the selected context uses them. The block-style YAML that
+ * kubectl writes is read without the full YAML parser; anything else is handed to it, loaded on
+ * first use (hence asynchronous; a controller running in a pod never needs it).
  * @throws {ConfigError} `Parse`, `InvalidField` or `MissingField`, naming `path` and the field.
  */
 export async function parseKubeconfig(text: string, path: string): Promise<KubeconfigFile> {
-  const yaml = await loadYaml();
-  let doc: unknown;
-  try {
-    // logLevel "error": warnings (e.g. an unknown tag, which quotes it) are not printed to the console.
-    doc = yaml.parse(text, { logLevel: "error" });
-  } catch (error) {
-    const permission = permissionProblem(error);
-    if (permission) {
-      throw new ConfigError(`Cannot parse kubeconfig "${path}": ${permission}`, {
-        reason: "Permission",
-        file: path,
-      });
-    }
-    // The yaml library's message quotes the offending source line, which may hold a token or key,
-    // so neither it nor the error itself (as a cause) leaves here: only its code and position.
-    throw new ConfigError(`Cannot parse kubeconfig "${path}": ${yamlErrorSummary(error, yaml)}`, {
-      reason: "Parse",
-      file: path,
-    });
-  }
+  const doc = readYamlSubset(text) ?? await parseYaml(text, path);
   const root: At = { file: path, field: "" };
   const top = mappingAt(doc, { file: path, field: "(document)" });
   const dir = dirname(path);
@@ -151,7 +134,32 @@ export async function parseKubeconfig(text: string, path: string): Promise<Kubec
   };
 }
 
-/** What went wrong and where, without any of the source text: e.g. `invalid YAML (BAD_INDENT) at line 3, column 5`. */
+/**
+ * Text outside the subset goes to the full YAML parser, loaded on first use. Its errors become a
+ * `Parse` (or `Permission`) ConfigError naming the file.
+ */
+async function parseYaml(text: string, path: string): Promise<unknown> {
+  const yaml = await loadYaml();
+  try {
+    // logLevel "error": warnings (e.g. an unknown tag, which quotes it) are not printed to the console.
+    return yaml.parse(text, { logLevel: "error" });
+  } catch (error) {
+    const permission = permissionProblem(error);
+    if (permission) {
+      throw new ConfigError(`Cannot parse kubeconfig "${path}": ${permission}`, {
+        reason: "Permission",
+        file: path,
+      });
+    }
+    // The yaml library's message quotes the offending source line, which may hold a token or key,
+    // so neither it nor the error itself (as a cause) leaves here: only its code and position.
+    throw new ConfigError(`Cannot parse kubeconfig "${path}": ${yamlErrorSummary(error, yaml)}`, {
+      reason: "Parse",
+      file: path,
+    });
+  }
+}
+
 /**
  * The YAML parser (npm:yaml) reads the environment variables LOG_TOKENS and LOG_STREAM while parsing; without
  * a permission decision for them Deno throws NotCapable (or PermissionDenied when a prompt was refused). That is
@@ -168,6 +176,7 @@ function permissionProblem(error: unknown): string | undefined {
     `(${error.name}); run with --ignore-env=LOG_TOKENS,LOG_STREAM (or --allow-env=LOG_TOKENS,LOG_STREAM)`;
 }
 
+/** What went wrong and where, without any of the source text: e.g. `invalid YAML (BAD_INDENT) at line 3, column 5`. */
 function yamlErrorSummary(error: unknown, yaml: YamlModule): string {
   if (!(error instanceof yaml.YAMLError)) {
     return `invalid YAML (${error instanceof Error ? error.name : "unknown error"})`;

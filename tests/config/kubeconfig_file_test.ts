@@ -229,10 +229,47 @@ users:
 });
 
 Deno.test({
+  name: "a kubeconfig as kubectl writes it is read without the YAML parser, so it needs no env permission",
+  permissions: { read: true, env: false },
+  async fn() {
+    const file = await parseKubeconfig(
+      [
+        "apiVersion: v1",
+        "clusters:",
+        "- cluster:",
+        `    certificate-authority-data: ${b64("CA")}`,
+        "    server: https://127.0.0.1:6443",
+        "  name: dev",
+        "contexts:",
+        "- context:",
+        "    cluster: dev",
+        "    namespace: team-a",
+        "    user: dev",
+        "  name: dev",
+        "current-context: dev",
+        "kind: Config",
+        "preferences: {}",
+        "users:",
+        "- name: dev",
+        "  user:",
+        "    token: abc",
+        "",
+      ].join("\n"),
+      "/x/config",
+    );
+    assert.equal(file.currentContext, "dev");
+    assert.equal(file.clusters[0]?.server, "https://127.0.0.1:6443");
+    assert.equal(file.clusters[0]?.certificateAuthorityData, "CA");
+    assert.equal(file.contexts[0]?.namespace, "team-a");
+  },
+});
+
+Deno.test({
   name: "without env permission for the YAML parser's variables the error is a Permission error naming them",
   permissions: { read: true, env: false },
   async fn() {
-    const error = await parseError("current-context: dev\n");
+    // An anchor: outside the subset read without the YAML parser, so the parser is needed.
+    const error = await parseError("current-context: &c dev\n");
     assert.equal(error.reason, "Permission");
     assert.match(error.message, /environment variable LOG_TOKENS/);
     assert.match(error.message, /--ignore-env=LOG_TOKENS,LOG_STREAM/);

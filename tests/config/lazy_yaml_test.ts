@@ -46,12 +46,46 @@ Deno.test("in-cluster configuration never loads the YAML parser (npm:yaml stays 
     assert.ok(result.success, `loading the in-cluster config failed without npm:\n${result.stderr}`);
     assert.equal(result.stdout.trim(), "in-cluster");
 
-    // The probe can tell: parsing a kubeconfig file does load the parser, and fails without npm.
+    // The probe can tell: YAML outside the subset read without it (here an anchor) loads the
+    // parser, and fails without npm.
     const kubeconfig = join(sa, "config");
-    await Deno.writeTextFile(kubeconfig, "apiVersion: v1\nkind: Config\n");
+    await Deno.writeTextFile(kubeconfig, "apiVersion: &v v1\nkind: Config\n");
     const withFile = await loadWithoutNpm({ kubeconfig });
-    assert.ok(!withFile.success, "a kubeconfig file was parsed without the YAML parser");
+    assert.ok(!withFile.success, "a kubeconfig with an anchor was parsed without the YAML parser");
   } finally {
     await Deno.remove(sa, { recursive: true });
+  }
+});
+
+Deno.test("a kubeconfig as kubectl writes it is loaded without the YAML parser (npm:yaml stays unloaded)", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "kubeloop-kubeconfig-" });
+  try {
+    const kubeconfig = join(dir, "config");
+    await Deno.writeTextFile(
+      kubeconfig,
+      `apiVersion: v1
+clusters:
+- cluster:
+    server: https://127.0.0.1:6443
+  name: dev
+contexts:
+- context:
+    cluster: dev
+    user: dev
+  name: dev
+current-context: dev
+kind: Config
+preferences: {}
+users:
+- name: dev
+  user:
+    token: abc
+`,
+    );
+    const result = await loadWithoutNpm({ kubeconfig });
+    assert.ok(result.success, `loading the kubeconfig failed without npm:\n${result.stderr}`);
+    assert.equal(result.stdout.trim(), `${kubeconfig} (context "dev")`);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
   }
 });
