@@ -4,7 +4,7 @@
  *
  *   deno run --allow-all bench/peers/cold_sync.ts [--n=10000] [--kind=configmaps|foos] [--rounds=5]
  *     [--warmup=1] [--peers="kubeloop client-go client-go-json client-go-strip client-node kube-rs"]
- *     [--svg=FILE] [--json=FILE]
+ *     [--auth=cert|token] [--svg=FILE] [--json=FILE]
  *
  * Peers: kubeloop (library defaults), kubeloop-paged / kubeloop-stream (initial list forced),
  * kubeloop@DIR (the probe of another tree, e.g. `git archive` of an older commit), kubeloop+FLAGS (other V8
@@ -15,6 +15,10 @@
  * `--n` takes a comma-separated list (10000,50000,100000): the namespace is filled up to each size in
  * turn and every size is measured, then a scaling table (and with `--svg` a chart drawn from these
  * numbers) compares time and peak RSS per object.
+ *
+ * `--auth` chooses the credentials every program gets: `cert` (default) the admin kubeconfig with its client
+ * certificate, `token` a service-account token with the CA, as a controller has in a pod (a service account
+ * bound to cluster-admin, its token from the TokenRequest API, written into a kubeconfig).
  *
  * Reported per program: time-to-synced, process wall time, client CPU (user + sys), peak RSS, and the
  * CPU the API server and etcd spent during the run (from /proc/<pid>/stat before and after).
@@ -40,6 +44,7 @@ const { values: opts } = parseArgs({
     },
     svg: { type: "string" },
     json: { type: "string" },
+    auth: { type: "string", default: "cert" },
   },
 });
 const sizes = opts.n.split(",").map(Number);
@@ -198,6 +203,50 @@ if (KIND === "foos") {
   await cp.kubectlOk(["wait", "--for=condition=Established", "crd/foos.samplecontroller.k8s.io"]);
 }
 await cp.kubectlOk(["create", "namespace", NS]);
+
+/** A kubeconfig with a service-account token and the CA: the credentials a controller has in a pod. */
+async function tokenKubeconfig(): Promise<string> {
+  await cp.kubectlOk(["create", "serviceaccount", "bench-cold-sync", "-n", NS]);
+  await cp.kubectlOk([
+    "create",
+    "clusterrolebinding",
+    `bench-cold-sync-${KIND}`,
+    "--clusterrole=cluster-admin",
+    `--serviceaccount=${NS}:bench-cold-sync`,
+  ]);
+  const token = (await cp.kubectlOk(["create", "token", "bench-cold-sync", "-n", NS, "--duration=24h"]))
+    .trim();
+  const ca = await Deno.readTextFile(join(cp.dir, "ca.crt"));
+  const path = join(await Deno.makeTempDir({ prefix: "kubeloop-cold-sync-auth-" }), "kubeconfig");
+  // Block-style YAML, as kubectl writes it.
+  const yaml = [
+    "apiVersion: v1",
+    "kind: Config",
+    "clusters:",
+    "- name: bench",
+    "  cluster:",
+    `    server: ${cp.server}`,
+    `    certificate-authority-data: ${btoa(ca)}`,
+    "users:",
+    "- name: bench",
+    "  user:",
+    `    token: ${token}`,
+    "contexts:",
+    "- name: bench",
+    "  context:",
+    "    cluster: bench",
+    "    user: bench",
+    "current-context: bench",
+    "",
+  ].join("\n");
+  await Deno.writeTextFile(path, yaml, { mode: 0o600 });
+  return path;
+}
+const kubeconfig = opts.auth === "token" ? await tokenKubeconfig() : cp.kubeconfig;
+if (opts.auth !== "token" && opts.auth !== "cert") {
+  throw new Error(`--auth=${opts.auth}: expected cert or token`);
+}
+
 let created = 0;
 
 /** Creates objects [created, n) with `kubectl create` of 1,000-item lists, 4 at a time. */
@@ -251,9 +300,9 @@ async function measure(peer: string, n: number, round: number): Promise<Result> 
       timeFile,
       "-f",
       "%e %M %U %S",
-      ...command(peer, n, cp.kubeconfig),
+      ...command(peer, n, kubeconfig),
     ],
-    env: { KUBECONFIG: cp.kubeconfig, KUBELOOP_BENCH_T0_MS: String(Date.now()) },
+    env: { KUBECONFIG: kubeconfig, KUBELOOP_BENCH_T0_MS: String(Date.now()) },
     stdout: "piped",
     stderr: "piped",
   }).output();
@@ -315,7 +364,7 @@ for (const n of sizes) {
   print(
     `Informer cold sync of ${n} ${
       KIND === "foos" ? "Foos (custom resource)" : "ConfigMaps"
-    } in one namespace, ` +
+    } in one namespace${opts.auth === "token" ? " (service-account token, as in a pod)" : ""}, ` +
       `median of ${ROUNDS} interleaved rounds after ${WARMUP} warm-up, ${date}`,
   );
   print();
