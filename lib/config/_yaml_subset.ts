@@ -3,10 +3,11 @@
  * usual kubeconfig is read without loading the full YAML parser (npm:yaml, with Deno's Node
  * compatibility layer under it: about 30 ms and 4–8 MB of RSS at start-up, bench/RESULTS.md).
  *
- * It accepts a strict subset: a top-level block mapping of block mappings and sequences, single-line
- * plain and quoted scalars, `{}` and `[]`, comments and a leading `---`. Anything else (anchors,
- * tags, block or multi-line scalars, flow collections with content, tabs, CR line ends, duplicate
- * keys, numbers other than small decimal integers, …) makes it return `undefined`, and the caller
+ * It accepts a strict subset: a top-level block mapping of block mappings and sequences, plain scalars
+ * (folded over more indented lines, as go-yaml wraps long strings), one-line quoted scalars, `{}` and
+ * `[]`, comments and a leading `---`. Anything else (anchors, tags, block scalars, multi-line quoted
+ * scalars, flow collections with content, tabs, CR line ends, duplicate keys, numbers other than small
+ * decimal integers, …) makes it return `undefined`, and the caller
  * hands the text to the full parser, which also produces the error for text that is not YAML. Within
  * the subset the result equals npm:yaml's (YAML 1.2 core schema); a differential test holds it to
  * that.
@@ -20,6 +21,8 @@ interface Line {
   readonly indent: number;
   /** The line without its indentation and trailing spaces. */
   readonly text: string;
+  /** A blank or comment line came between this line and the one before. */
+  readonly afterGap: boolean;
 }
 
 // Nesting deeper than this is left to the full parser (no kubeconfig comes close).
@@ -60,16 +63,21 @@ const ESCAPES = new Map([
 export function readYamlSubset(text: string): Record<string, unknown> | undefined {
   if (hasUnusualCharacter(text)) return undefined;
   const lines: Line[] = [];
+  let gap = false;
   for (const raw of text.split("\n")) {
     const indent = leadingSpaces(raw);
     const content = trimSpacesEnd(raw.slice(indent));
-    if (content === "" || content.startsWith("#")) continue;
+    if (content === "" || content.startsWith("#")) {
+      gap = true;
+      continue;
+    }
     if (indent === 0 && /^(?:---|\.\.\.|%)/.test(content)) {
       // A leading `---` starts the one document; anything else at this place is the full parser's.
       if (content === "---" && lines.length === 0) continue;
       return undefined;
     }
-    lines.push({ indent, text: content });
+    lines.push({ indent, text: content, afterGap: gap });
+    gap = false;
   }
   try {
     return new Reader(lines).document();
@@ -124,7 +132,7 @@ class Reader {
       this.#pos++;
       map[entry.key] = entry.rest === "" || entry.rest.startsWith("#")
         ? this.#blockValue(indent, true)
-        : inlineValue(entry.rest);
+        : this.#inline(entry.rest, indent);
     }
     this.#depth--;
     return map;
@@ -147,15 +155,43 @@ class Reader {
       } else if (splitEntry(content) !== undefined) {
         // `- key: value` opens a mapping whose keys sit where `key` starts.
         const column = indent + 1 + after.length - content.length;
-        this.#lines[this.#pos] = { indent: column, text: content };
+        this.#lines[this.#pos] = { indent: column, text: content, afterGap: line.afterGap };
         list.push(this.#mapping(column));
       } else {
         this.#pos++;
-        list.push(inlineValue(content));
+        list.push(this.#inline(content, indent));
       }
     }
     this.#depth--;
     return list;
+  }
+
+  /**
+   * A value on the line of its key or `-` (already consumed), with the lines that continue it when it is
+   * a plain scalar: more indented than `parentIndent`, folded into one line with single spaces, as
+   * go-yaml writes long strings (`installHint` of cloud credential plugins).
+   */
+  #inline(text: string, parentIndent: number): unknown {
+    const value = inlineValue(text);
+    let next = this.#lines[this.#pos];
+    if (next === undefined || next.indent <= parentIndent) return value;
+    // Only a plain scalar without a comment continues, and only with lines that cannot mean anything
+    // else: no gap (a blank line folds to a line break, a comment ends the scalar), no indicator first,
+    // no ": " or " #".
+    if (typeof value !== "string" || /^["'{[]/.test(text) || text.includes(" #")) throw new OutsideSubset();
+    let folded = value;
+    for (; next !== undefined && next.indent > parentIndent; next = this.#lines[this.#pos]) {
+      const part = next.text;
+      if (
+        next.afterGap || INDICATOR.has(part[0]!) || part.includes(": ") || part.endsWith(":") ||
+        part.includes(" #")
+      ) {
+        throw new OutsideSubset();
+      }
+      folded += " " + part;
+      this.#pos++;
+    }
+    return folded;
   }
 
   /**

@@ -64,6 +64,14 @@ users:
         value: ""
       interactiveMode: IfAvailable
       provideClusterInfo: false
+- name: gke
+  user:
+    exec:
+      apiVersion: client.authentication.k8s.io/v1beta1
+      command: gke-gcloud-auth-plugin
+      installHint: Install gke-gcloud-auth-plugin for use with kubectl by following
+        https://cloud.google.com/kubernetes-engine/docs/how-to/cluster-access-for-kubectl#install_plugin
+      provideClusterInfo: true
 `;
 
 Deno.test("the subset reader reads a kubeconfig as kubectl writes it, as the full parser does", () => {
@@ -105,7 +113,14 @@ Deno.test("the subset reader leaves everything outside the subset to the full pa
     "", // empty document: null, decided by the full parser
     "# only a comment\n",
     "- a\n- b\n", // not a mapping at the top
-    "a: 1\n  b: 2\n", // continuation of a plain scalar
+    "a: 1\n  b: 2\n", // a continued plain scalar that is a number, then a key
+    "a: x\n\n  y\n", // a blank line folds to a line break
+    "a: x\n  # note\n  y\n", // a comment ends the scalar
+    "a: x # note\n  y\n",
+    "a: 'x'\n  y\n", // a continued quoted scalar
+    "a: x\n  - y\n",
+    "a: x\n  b: c\n",
+    "a: true\n  x\n",
     "a: &x 1\nb: *x\n", // anchor and alias
     "a: !!str 1\n", // tag
     "a: |\n  text\n", // block scalar
@@ -322,6 +337,15 @@ function generate(random: () => number): string {
     return r < 0.08 ? "{}" : r < 0.14 ? "[]" : scalarText();
   };
 
+  // Lines that continue a plain scalar (go-yaml wraps long strings so), sometimes after a gap.
+  const continuation = (indent: number) => {
+    if (random() >= 0.15) return;
+    for (let n = 1 + Math.floor(random() * 2); n > 0; n--) {
+      if (random() < 0.1) out.push(random() < 0.5 ? "" : `${" ".repeat(indent + 1)}# note`);
+      const words = Array.from({ length: 1 + Math.floor(random() * 3) }, () => scalarText());
+      out.push(" ".repeat(indent + 1 + Math.floor(random() * 4)) + words.join(" "));
+    }
+  };
   const mapping = (indent: number, depth: number, firstPrefix?: string) => {
     const count = 1 + Math.floor(random() * 4);
     for (let i = 0; i < count; i++) {
@@ -338,6 +362,7 @@ function generate(random: () => number): string {
         out.push(`${lead}${key}:${comment()}`);
       } else {
         out.push(`${lead}${key}: ${inline()}${comment()}`);
+        continuation(indent);
       }
       if (random() < 0.05) out.push(random() < 0.5 ? "" : `${" ".repeat(Math.floor(random() * 6))}# note`);
     }
@@ -354,6 +379,7 @@ function generate(random: () => number): string {
         mapping(indent + width, depth + 1);
       } else {
         out.push(`${dash}${inline()}${comment()}`);
+        continuation(indent);
       }
     }
   };
