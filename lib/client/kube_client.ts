@@ -4,6 +4,7 @@ import type { Logger } from "../observe/types.ts";
 import { systemClock } from "../time/clock.ts";
 import { ApiError } from "./api_error.ts";
 import { discardBody } from "./discard_body.ts";
+import { ListBodyDecoder, ListBodyError } from "./list_body_decoder.ts";
 import { borrowedTransport, OwnedTransports, type TransportSource } from "./owned_transports.ts";
 import { type PathParts, resourcePath, selectorQuery, writeQuery } from "./paths.ts";
 import { noopRequestMetrics } from "./request_metrics.ts";
@@ -106,14 +107,24 @@ export class KubeClient implements ResourceClient, AsyncDisposable {
     options: ListOptions = {},
   ): Promise<ObjectList<T>> {
     const path = resourcePath(ref, { namespace: options.namespace });
-    return await this.#json<ObjectList<T>>(
-      "GET",
+    const res = await this.#pipeline.send({
+      method: "GET",
       path,
-      selectorQuery(options, false),
-      undefined,
-      options.signal,
-      options.metadataOnly ? METADATA_LIST : undefined,
-    );
+      query: selectorQuery(options, false),
+      signal: options.signal,
+      stream: false,
+      accept: options.metadataOnly ? METADATA_LIST : undefined,
+    });
+    // Item by item: a large list never exists as one string next to its objects.
+    const decoder = new ListBodyDecoder();
+    try {
+      for await (const chunk of res.body) decoder.push(chunk);
+      return decoder.end() as unknown as ObjectList<T>;
+    } catch (cause) {
+      if (!(cause instanceof ListBodyError)) throw cause;
+      await res.cancel().catch(() => {});
+      throw new SyntaxError(`Invalid JSON from GET ${path} (HTTP ${res.status})`, { cause });
+    }
   }
 
   /**

@@ -305,3 +305,28 @@ Deno.test("the write fence is consulted right before each write leaves, after th
   assert.deepEqual(t.requests.map((r) => r.method), ["GET", "PATCH", "POST", "DELETE"]);
   assert.equal(checks.length, 4);
 });
+
+Deno.test("list decodes the body item by item into the same list, and a cut-off body is an error naming the request", async () => {
+  const list = {
+    kind: "ConfigMapList",
+    apiVersion: "v1",
+    metadata: { resourceVersion: "9" },
+    items: [cm("a"), cm("b")],
+  };
+  const t = new ScriptedTransport([
+    json(200, list),
+    {
+      status: 200,
+      body: JSON.stringify(list).slice(0, -20),
+      headers: { "content-type": "application/json" },
+    },
+  ]);
+  const client = new KubeClient(config(), { transport: t });
+  assert.deepEqual(await client.list(CONFIG_MAPS), list);
+  await assert.rejects(
+    client.list(CONFIG_MAPS),
+    (error: unknown) =>
+      error instanceof SyntaxError &&
+      error.message === "Invalid JSON from GET /api/v1/configmaps (HTTP 200)",
+  );
+});
