@@ -418,6 +418,6 @@ Deno.test("differential: on 6,000 generated and mutated documents, what the subs
     assert.deepStrictEqual(ours, theirs.value, `seed ${seed}, document ${i}:\n${text}`);
   }
   // The generator must reach both sides, or the comparison proves nothing.
-  assert.ok(accepted > 1_200, `only ${accepted} documents accepted`);
+  assert.ok(accepted > 1_000, `only ${accepted} documents accepted`);
   assert.ok(refusedValid > 300, `only ${refusedValid} valid documents refused`);
 });
