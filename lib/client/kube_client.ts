@@ -121,8 +121,8 @@ export class KubeClient implements ResourceClient, AsyncDisposable {
       for await (const chunk of res.body) decoder.push(chunk);
       return decoder.end() as unknown as ObjectList<T>;
     } catch (cause) {
+      // Leaving the loop by a throw has already cancelled the body (the stream iterator's return).
       if (!(cause instanceof ListBodyError)) throw cause;
-      await res.cancel().catch(() => {});
       throw new SyntaxError(`Invalid JSON from GET ${path} (HTTP ${res.status})`, { cause });
     }
   }
