@@ -32,13 +32,21 @@ export class FakeClock implements Clock {
     return this.#timers.filter((t) => !t.cancelled).length;
   }
 
-  /** Lets promise chains run until at least `count` timers are pending (or fails after many turns). */
-  async waitForTimers(count = 1): Promise<void> {
-    for (let i = 0; i < 100; i++) {
-      if (this.pending >= count) return;
+  /**
+   * Lets promise chains run until at least `count` timers are pending; rejects after `timeoutMs` of real
+   * time. Code that re-arms a timer after real asynchronous work (WebCrypto, I/O) finishes at a moment
+   * no number of microtask turns can predict on a loaded machine, so the bound is time, not turns.
+   * @param count Timers to wait for. @default {1}
+   * @param timeoutMs Real milliseconds before giving up. @default {10_000}
+   */
+  async waitForTimers(count = 1, timeoutMs = 10_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (this.pending < count) {
+      if (Date.now() > deadline) {
+        throw new Error(`expected ${count} pending timer(s) within ${timeoutMs} ms, have ${this.pending}`);
+      }
       await flush();
     }
-    throw new Error(`expected ${count} pending timer(s), have ${this.pending}`);
   }
 
   /**
