@@ -36,7 +36,8 @@ export interface InformerHandler<T extends KubeObject> {
 }
 
 /** Options of {@linkcode Informer}: the watcher's, plus caching and delivery. */
-export interface InformerOptions<T extends KubeObject> extends Omit<WatcherOptions, "signal" | "hooks"> {
+export interface InformerOptions<T extends KubeObject>
+  extends Omit<WatcherOptions, "signal" | "hooks" | "listItemTransform"> {
   /**
    * Secondary indexes besides the built-in "namespace" one.
    * @default {only the namespace index}
@@ -131,6 +132,11 @@ export class Informer<T extends KubeObject = KubeObject> {
   readonly #clock: Clock;
   readonly #metrics: InformerMetrics;
   readonly #resource: string;
+  /**
+   * Objects of list pages the client transformed as it decoded them (see `listItemTransform`), until
+   * their event arrives: transformed once, never twice.
+   */
+  readonly #transformedItems = new WeakSet<T>();
   #running = false;
   #lastError: SyncError | undefined;
   #loggedFailure = "";
@@ -212,6 +218,13 @@ export class Informer<T extends KubeObject = KubeObject> {
       ...o,
       logger: this.#logger,
       signal,
+      // A large list page is transformed item by item as it is decoded: its untransformed objects
+      // (managedFields and all) never all exist at once.
+      listItemTransform: (object) => {
+        const out = this.#transform(object as T);
+        this.#transformedItems.add(out);
+        return out;
+      },
       hooks: {
         onWatch: () => metrics.watchRestart(resource),
         onWireEvent: (type) => {
@@ -318,6 +331,8 @@ export class Informer<T extends KubeObject = KubeObject> {
   #transformEvent(event: WatcherEvent<T>): WatcherEvent<T> {
     switch (event.type) {
       case "initApply":
+        if (this.#transformedItems.delete(event.object)) return event;
+        return { ...event, object: this.#transform(event.object) };
       case "apply":
       case "delete":
         return { ...event, object: this.#transform(event.object) };

@@ -116,7 +116,8 @@ export class KubeClient implements ResourceClient, AsyncDisposable {
       accept: options.metadataOnly ? METADATA_LIST : undefined,
     });
     // Item by item: a large list never exists as one string next to its objects.
-    const decoder = new ListBodyDecoder();
+    const transformItem = options.transformItem;
+    const decoder = new ListBodyDecoder(transformItem && ((item) => transformItem(item as KubeObject)));
     try {
       for await (const chunk of res.body) decoder.push(chunk);
       return decoder.end() as unknown as ObjectList<T>;

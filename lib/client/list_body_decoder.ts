@@ -32,8 +32,12 @@ export class ListBodyError extends SyntaxError {
   override readonly name = "ListBodyError";
 }
 
-/** Incremental decoder of one JSON object whose `items` array is decoded element by element. */
+/**
+ * Incremental decoder of one JSON object whose `items` array is decoded element by element; each item
+ * goes through `transformItem` (when given) as soon as it is parsed, and only its result is kept.
+ */
 export class ListBodyDecoder {
+  readonly #transformItem: ((item: unknown) => unknown) | undefined;
   #phase = Phase.Start;
   /** The key whose value comes next. */
   #key = "";
@@ -54,6 +58,10 @@ export class ListBodyDecoder {
   // Each chunk is decoded to text once (a split UTF-8 sequence waits for the next chunk), and the
   // pieces are cut from that text: one decode per chunk rather than one per item.
   readonly #utf8 = new TextDecoder();
+
+  constructor(transformItem?: (item: unknown) => unknown) {
+    this.#transformItem = transformItem;
+  }
 
   /** Decodes `bytes`; they are not kept, so the caller may reuse the buffer. */
   push(bytes: Uint8Array): void {
@@ -239,7 +247,7 @@ export class ListBodyDecoder {
     }
     const value = parse(text);
     if (what === "item") {
-      this.#items!.push(value);
+      this.#items!.push(this.#transformItem === undefined ? value : this.#transformItem(value));
       this.#phase = Phase.AfterItem;
       return;
     }

@@ -206,6 +206,14 @@ export interface ListOptions extends SelectorOptions {
    * @default {the first page}
    */
   readonly continue?: string;
+  /**
+   * Applied to each item as soon as it is decoded, before the next one is read, so the untransformed
+   * items never all exist at once: a transform that drops fields (`metadata.managedFields`) lowers the
+   * peak memory of a large list by what it drops. What it throws rejects the list. It may be typed with
+   * the list's kind, e.g. `(cm: ConfigMap) => ConfigMap`.
+   * @default {none: items as the server sent them}
+   */
+  transformItem?(item: KubeObject): KubeObject;
 }
 
 /** Options of a watch request. */

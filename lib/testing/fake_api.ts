@@ -214,7 +214,10 @@ export class FakeApi implements ResourceClient, ListWatcher {
       const start = options.continue ? Number(atob(options.continue)) : 0;
       const end = options.limit ? start + options.limit : all.length;
       const project = options.metadataOnly ? partialMetadata : (o: KubeObject) => o;
-      const items = all.slice(start, end).map((o) => structuredClone(project(o)) as T);
+      const items = all.slice(start, end).map((o) => {
+        const item = structuredClone(project(o)) as T;
+        return options.transformItem ? options.transformItem(item) as T : item;
+      });
       const more = end < all.length;
       return {
         apiVersion: apiVersionOf(ref),

@@ -6,7 +6,9 @@ import type { KubeObject, ListOptions, ObjectList, ResourceRef, WatchOptions } f
  *
  * `watch()` resolves with the raw body of a 200 answer and rejects with an `ApiError` for any other
  * status (e.g. 410 Gone when the resourceVersion is too old). Cancelling the returned stream must
- * close the underlying connection.
+ * close the underlying connection. `list()` should apply `opts.transformItem` to each item as it decodes
+ * it, as `KubeClient` does; an implementation that ignores it costs memory, not correctness (the
+ * informer transforms what comes untransformed).
  */
 export interface ListWatcher {
   /** Lists one page. */

@@ -128,6 +128,14 @@ export interface WatcherOptions {
    * @default {none}
    */
   readonly hooks?: WatcherHooks;
+  /**
+   * Given to the client as the `transformItem` of every list request, so each item of a list page is
+   * transformed as it is decoded and the page's untransformed items never all exist at once (an
+   * informer passes its managedFields stripping and `transform` here). Objects of watch events are not
+   * touched, and a client may ignore it: a consumer must tolerate both.
+   * @default {none}
+   */
+  readonly listItemTransform?: (object: KubeObject) => KubeObject;
 }
 
 /**
@@ -162,6 +170,7 @@ export async function* watcher<T extends KubeObject = KubeObject>(
   options: WatcherOptions = {},
 ): AsyncGenerator<WatcherEvent<T>, void, undefined> {
   const { signal, clock = systemClock, random = Math.random, logger = noopLogger, hooks = {} } = options;
+  const transformItem = options.listItemTransform;
   const pageSize = options.pageSize ?? 500;
   const watchTimeouts = options.timeoutSecondsRange ?? [15, 30];
   const streamingTimeouts = options.streamingListTimeoutSecondsRange ?? [300, 600];
@@ -201,7 +210,7 @@ export async function* watcher<T extends KubeObject = KubeObject>(
   async function listPage(opts: ListOptions): Promise<WatcherInput<T>> {
     hooks.onList?.(opts);
     try {
-      const list = await client.list<T>(ref, opts);
+      const list = await client.list<T>(ref, transformItem ? { ...opts, transformItem } : opts);
       hooks.onConnected?.();
       return { kind: "listed", list };
     } catch (error) {

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { Informer, type InformerHandler } from "../../lib/cache/informer.ts";
 import type { InformerMetrics } from "../../lib/cache/informer_metrics.ts";
-import type { KubeObject } from "../../lib/client/types.ts";
+import type { KubeObject, ListOptions, ObjectList, ResourceRef } from "../../lib/client/types.ts";
 import type { Logger } from "../../lib/observe/types.ts";
 import { FakeClock, flush } from "../_util/fake_clock.ts";
 import {
@@ -199,6 +199,62 @@ Deno.test("a transform runs before caching; a throwing transform is logged and t
   assert.equal(logs.filter((l) => l.level === "error").length, 1);
   ac.abort();
   await done;
+});
+
+/** A ScriptedListWatcher whose list applies `transformItem` to each item, as KubeClient does while decoding. */
+class TransformingListWatcher extends ScriptedListWatcher {
+  /** Items transformed by the time each list call resolved. */
+  readonly transformedByList: number[] = [];
+  override async list<T extends KubeObject>(ref: ResourceRef, opts: ListOptions): Promise<ObjectList<T>> {
+    const list = await super.list<T>(ref, opts);
+    const transform = opts.transformItem;
+    if (!transform) return list;
+    const items = list.items.map((item) => transform(item) as T);
+    this.transformedByList.push(items.length);
+    return { ...list, items };
+  }
+}
+
+Deno.test("a paged list is transformed item by item by a client that can, once per object; else by the informer", async () => {
+  const managedFields = [{ manager: "kubectl", operation: "Update", fieldsV1: { "f:data": {} } }];
+  const withFields = (name: string, rv: string) => {
+    const o = cm(name, rv);
+    return { ...o, metadata: { ...o.metadata, managedFields } };
+  };
+  for (const honours of [true, false]) {
+    const clock = new FakeClock();
+    const calls: string[] = [];
+    const answers = [
+      page([withFields("a", "1"), withFields("b", "2")], "10", "more"),
+      page([withFields("c", "3")], "10"),
+    ];
+    const body = [new ScriptedBody([line("ADDED", withFields("d", "11"))], { stall: true })];
+    const lw = honours ? new TransformingListWatcher(answers, body) : new ScriptedListWatcher(answers, body);
+    const inf = new Informer<KubeObject>(lw, configMaps, {
+      clock,
+      initialList: "paged",
+      transform: (o) => {
+        calls.push(o.metadata.name ?? "");
+        assert.equal(o.metadata.managedFields, undefined, "stripped before the transform");
+        return { ...o, transformed: true };
+      },
+    });
+    const ac = new AbortController();
+    const done = inf.run({ signal: ac.signal });
+    await inf.ready();
+    await until(() => inf.store.get("ns/d") !== undefined, clock);
+    assert.deepEqual(calls, ["a", "b", "c", "d"], `honours transformItem: ${honours}`);
+    for (const name of ["a", "b", "c", "d"]) {
+      const o = inf.store.get(`ns/${name}`)!;
+      assert.equal(o.transformed, true);
+      assert.equal(o.metadata.managedFields, undefined);
+    }
+    if (lw instanceof TransformingListWatcher) {
+      assert.deepEqual(lw.transformedByList, [2, 1], "each page transformed inside the list call");
+    }
+    ac.abort();
+    await done;
+  }
 });
 
 Deno.test("watch errors are retried with backoff forever, counted in metrics, and run() still resolves on abort", async () => {

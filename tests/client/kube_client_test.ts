@@ -8,6 +8,7 @@ import {
   NAMESPACES,
 } from "../../lib/client/mod.ts";
 import type { ClusterConfig, Credentials } from "../../lib/config/types.ts";
+import type { ConfigMap } from "../../lib/resources/core_v1.ts";
 import { FakeClock } from "../_util/fake_clock.ts";
 import { json, ScriptedTransport, statusAnswer } from "../_util/scripted_transport.ts";
 
@@ -328,5 +329,35 @@ Deno.test("list decodes the body item by item into the same list, and a cut-off 
     (error: unknown) =>
       error instanceof SyntaxError &&
       error.message === "Invalid JSON from GET /api/v1/configmaps (HTTP 200)",
+  );
+});
+
+Deno.test("list applies transformItem to each item, and what it throws rejects the list", async () => {
+  const list = {
+    kind: "ConfigMapList",
+    apiVersion: "v1",
+    metadata: { resourceVersion: "9" },
+    items: [cm("a"), cm("b")],
+  };
+  const t = new ScriptedTransport([json(200, list), json(200, list)]);
+  const client = new KubeClient(config(), { transport: t });
+  const seen: string[] = [];
+  const got = await client.list(CONFIG_MAPS, {
+    transformItem: (item: ConfigMap): ConfigMap => {
+      seen.push(item.metadata.name ?? "");
+      return { ...item, data: { transformed: "yes" } };
+    },
+  });
+  assert.deepEqual(seen, ["a", "b"]);
+  assert.deepEqual(got.items.map((i) => i.data), [{ transformed: "yes" }, { transformed: "yes" }]);
+  assert.deepEqual(got.metadata, list.metadata);
+  const boom = new Error("no");
+  await assert.rejects(
+    client.list(CONFIG_MAPS, {
+      transformItem: () => {
+        throw boom;
+      },
+    }),
+    (error: unknown) => error === boom,
   );
 });

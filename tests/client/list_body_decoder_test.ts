@@ -152,3 +152,22 @@ Deno.test("differential: 1,500 random lists in random chunks decode to what JSON
     assert.deepStrictEqual(decode(bytes, cuts), JSON.parse(text), `round ${round}: ${text}`);
   }
 });
+
+Deno.test("transformItem sees each item as soon as it is parsed, and only its result is kept", () => {
+  const seen: string[] = [];
+  const d = new ListBodyDecoder((item) => {
+    const name = (item as { metadata: { name: string } }).metadata.name;
+    seen.push(name);
+    return { name };
+  });
+  const bytes = enc.encode(LIST);
+  // Everything up to just after the first item's closing brace: the first item is complete.
+  const firstEnd = LIST.indexOf('"name":"b"') - '{"metadata":{'.length - 1;
+  d.push(bytes.slice(0, firstEnd));
+  assert.deepEqual(seen, ["a"], "the first item is transformed before the second arrives");
+  d.push(bytes.slice(firstEnd));
+  assert.deepEqual(seen, ["a", "b", "c"]);
+  const out = d.end();
+  assert.deepEqual(out.items, [{ name: "a" }, { name: "b" }, { name: "c" }]);
+  assert.deepEqual(out.metadata, JSON.parse(LIST).metadata);
+});
