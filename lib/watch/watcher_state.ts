@@ -13,11 +13,11 @@ export { isGone } from "./_watcher_transition.ts";
  * streaming list (a watch with `sendInitialEvents=true`); "auto" tries streaming and falls back to
  * paged for good when the server rejects it.
  *
- * The trade (bench/RESULTS.md, "List bodies item by item"): "paged" is served from the API server's
- * watch cache at resourceVersion 0 (possibly a little stale, as client-go's classic reflector and kube-rs
- * accept); for 10,000 ConfigMaps it took 0.64× the time and under half the server's CPU of a streaming
- * list, for 1.23× the client's peak memory (10,000 Foos: 0.67–1.03× the time, 1.11–1.17× the memory).
- * The streaming list is a consistent read.
+ * The trade (bench/RESULTS.md, "List items transformed as they are decoded"): "paged" is served from the
+ * API server's watch cache at resourceVersion 0 (possibly a little stale, as client-go's classic reflector
+ * and kube-rs accept); for 10,000 ConfigMaps it took 0.69× the time and 0.39× the server's CPU of a
+ * streaming list, for 1.08× the client's peak memory (10,000 Foos: 0.85× the time, 0.62× the server's
+ * CPU, the same memory). The streaming list is a consistent read.
  */
 export type InitialListMode = "auto" | "stream" | "paged";
 
