@@ -93,13 +93,10 @@ function restartStream<T extends KubeObject>(
   return to(state, { ...p, open: false, started: false }, [errorEvent(error)]);
 }
 
-/**
- * "auto" gives up on streaming lists for good. The paged list may read at RV "0" (the watch cache)
- * even after a 410: "auto" only falls back before any sync, so there is no earlier state to go back from.
- */
+/** "auto" gives up on streaming lists for good. */
 function fallBack<T extends KubeObject>(why: string): WatcherTransition<T> {
   return {
-    state: { strategy: "paged", phase: { kind: "empty", listResourceVersion: "0" } },
+    state: { strategy: "paged", phase: { kind: "empty" } },
     events: [],
     notice: `Streaming list not usable (${why}); using paged lists from now on`,
   };

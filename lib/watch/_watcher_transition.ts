@@ -17,16 +17,14 @@ export function to<T extends KubeObject>(
   return { state: { ...state, phase }, events };
 }
 
-/** Where a full (re)list starts for `strategy`; `listResourceVersion` only matters to paged lists. */
-export function restartPhase(strategy: InitialListMode, listResourceVersion: "0" | undefined): WatcherPhase {
-  return strategy === "paged"
-    ? { kind: "empty", listResourceVersion }
-    : { kind: "initStreaming", open: false, started: false };
+/** Where a full (re)list starts for `strategy`. */
+export function restartPhase(strategy: InitialListMode): WatcherPhase {
+  return strategy === "paged" ? { kind: "empty" } : { kind: "initStreaming", open: false, started: false };
 }
 
-/** After a 410: list again as a consistent read (RV unset), so the cache cannot go back in time. */
+/** After a 410: list again from the newest state (a consistent read), so the cache cannot go back in time. */
 export function relist<T extends KubeObject>(state: WatcherState, notice: string): WatcherTransition<T> {
-  return { state: { ...state, phase: restartPhase(state.strategy, undefined) }, events: [], notice };
+  return { state: { ...state, phase: restartPhase(state.strategy) }, events: [], notice };
 }
 
 /** An input the phase cannot receive: reported as an error (a bug), never silently ignored. */

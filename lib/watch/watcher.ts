@@ -59,7 +59,7 @@ export interface WatcherOptions {
   readonly metadataOnly?: boolean;
   /**
    * How to get the initial state; see {@linkcode InitialListMode}.
-   * @default {"auto"}
+   * @default {"paged"}
    */
   readonly initialList?: InitialListMode;
   /**
@@ -142,10 +142,10 @@ export interface WatcherOptions {
  * Lists then watches `ref`, forever, as an async iterable of {@linkcode WatcherEvent}s.
  *
  * Guarantees:
- * - The first list asks for resourceVersion "0" (served from the API server's watch cache) in pages of
- *   `pageSize` (the server may ignore the limit at RV "0"; both work); after a 410 the list is a
- *   consistent read (resourceVersion unset). With a streaming list ("stream", or "auto" when the server
- *   supports it) the initial state comes from a watch with `sendInitialEvents=true`.
+ * - Every list, the first and each after a 410, is a consistent read (no resourceVersion) in pages of
+ *   `pageSize`, so the cache never starts from, or goes back to, an older state than the server had. With
+ *   a streaming list ("stream", or "auto" when the server supports it) the initial state comes from a
+ *   watch with `sendInitialEvents=true`, also a consistent read.
  * - Watches request bookmarks and resume from the newest resourceVersion seen, bookmarks included,
  *   after a clean end, a network error, a decode error or an idle timeout. Nothing is lost or repeated.
  * - A watch still open `idleMarginMs` (5 s) after its `timeoutSeconds` (15 to 30 s), when the server
@@ -189,7 +189,7 @@ export async function* watcher<T extends KubeObject = KubeObject>(
     metadataOnly: options.metadataOnly,
     signal,
   });
-  let state = initialState(options.initialList ?? "auto");
+  let state = initialState(options.initialList ?? "paged");
   const heartbeat = new WatchHeartbeat(options.heartbeatMs ?? 90_000);
   let stream: WatchStreamReader<T> | undefined;
   const onAbort = () => void stream?.close();
@@ -230,7 +230,7 @@ export async function* watcher<T extends KubeObject = KubeObject>(
           page = listPage({
             ...selectors,
             limit: pageSize,
-            ...definedOnly({ resourceVersion: action.resourceVersion, continue: action.continue }),
+            ...definedOnly({ continue: action.continue }),
           });
         }
         const input = await page;

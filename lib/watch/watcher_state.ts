@@ -9,26 +9,24 @@ import type { WatcherEvent } from "./watcher_event.ts";
 export { isGone } from "./_watcher_transition.ts";
 
 /**
- * How the watcher gets the initial state: "paged" lists in pages then watches; "stream" asks for a
- * streaming list (a watch with `sendInitialEvents=true`); "auto" tries streaming and falls back to
- * paged for good when the server rejects it.
+ * How the watcher gets the initial state: "paged" (the default) lists in pages then watches; "stream"
+ * asks for a streaming list (a watch with `sendInitialEvents=true`); "auto" tries streaming and falls
+ * back to paged for good when the server rejects it.
  *
- * The trade (bench/RESULTS.md, "List items transformed as they are decoded"): "paged" is served from the
- * API server's watch cache at resourceVersion 0 (possibly a little stale, as client-go's classic reflector
- * and kube-rs accept); for 10,000 ConfigMaps it took 0.69× the time and 0.39× the server's CPU of a
- * streaming list, for 1.08× the client's peak memory (10,000 Foos: 0.85× the time, 0.62× the server's
- * CPU, the same memory). The streaming list is a consistent read.
+ * Both are consistent reads (a paged list sends no resourceVersion), and kube-apiserver v1.34 and later
+ * serve both from its watch cache, a page or an event at a time. Measured (bench/RESULTS.md, "Consistent
+ * paged lists"): paged took 0.79–0.94× the time of a streaming list and 0.51–0.74× of the server's CPU for
+ * the same client peak memory (10,000 ConfigMaps or Foos; at 50,000 ConfigMaps 0.80× the time).
  */
 export type InitialListMode = "auto" | "stream" | "paged";
 
 /**
- * Where the watcher is. `listResourceVersion` is the RV for the next paged list: "0" (served from the
- * API server's watch cache) at start, unset (a consistent read) after a 410. A streaming list always
- * starts from the newest state, so its phase needs no such field.
+ * Where the watcher is. Every list starts from the newest state (a consistent read), so no phase before
+ * the first sync needs a resourceVersion.
  */
 export type WatcherPhase =
   /** Nothing listed yet; the next action lists the first page. */
-  | { kind: "empty"; listResourceVersion: "0" | undefined }
+  | { kind: "empty" }
   /** Some pages listed; the next action lists the page at `continueToken`. */
   | { kind: "initPage"; continueToken: string }
   /** Streaming list: `open` when the watch is open, `started` once `init` was yielded for this attempt. */
@@ -48,7 +46,7 @@ export interface WatcherState {
 
 /** The I/O the driver must perform next. */
 export type WatcherAction =
-  | { kind: "list"; resourceVersion?: string; continue?: string }
+  | { kind: "list"; continue?: string }
   | { kind: "watch"; resourceVersion?: string; sendInitialEvents: boolean }
   | { kind: "read" };
 
@@ -78,7 +76,7 @@ export interface WatcherTransition<T extends KubeObject = KubeObject> {
 
 /** The state a watcher starts in. */
 export function initialState(strategy: InitialListMode): WatcherState {
-  return { strategy, phase: restartPhase(strategy, "0") };
+  return { strategy, phase: restartPhase(strategy) };
 }
 
 /** The I/O the state asks for. Pure. */
@@ -86,9 +84,7 @@ export function nextAction(state: WatcherState): WatcherAction {
   const p = state.phase;
   switch (p.kind) {
     case "empty":
-      return p.listResourceVersion === undefined
-        ? { kind: "list" }
-        : { kind: "list", resourceVersion: p.listResourceVersion };
+      return { kind: "list" };
     case "initPage":
       // The continue token pins the snapshot; the server rejects a resourceVersion alongside it.
       return { kind: "list", continue: p.continueToken };
@@ -169,7 +165,7 @@ function onListed<T extends KubeObject>(state: WatcherState, list: ObjectList<T>
   const rv = list.metadata.resourceVersion;
   if (!rv) {
     events.push(errorEvent(new Error("List response has no metadata.resourceVersion")));
-    return to(state, { kind: "empty", listResourceVersion: undefined }, events);
+    return to(state, { kind: "empty" }, events);
   }
   events.push({ type: "initDone", resourceVersion: rv });
   return to(state, initListed(rv), events);

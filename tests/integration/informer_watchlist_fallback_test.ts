@@ -92,7 +92,7 @@ Deno.test("with the WatchList feature gate off, an auto informer falls back to p
   const seen = await syncAuto(client, plane.kubeconfig, namespace);
   assert.equal(seen.watches[0]?.sendInitialEvents, true, "the first request was a streaming list");
   assert.ok(seen.lists.length >= 1, "then it listed");
-  assert.equal(seen.lists[0]?.resourceVersion, "0");
+  assert.equal(seen.lists[0]?.resourceVersion, undefined, "a consistent read");
   assert.equal(seen.lists[0]?.limit, 50, "paged, with the configured page size");
   assert.deepEqual(seen.names, expected, "the store holds exactly what the server has");
   const later = seen.watches.slice(1);

@@ -36,10 +36,10 @@ const status = (code: number, reason: string, message = reason) => ({
   message,
 });
 
-Deno.test("a paged watcher starts empty and lists the first page at resourceVersion 0", () => {
+Deno.test("a paged watcher starts empty and lists the first page as a consistent read (no resourceVersion)", () => {
   const s = initialState("paged");
-  assert.deepEqual(s.phase, { kind: "empty", listResourceVersion: "0" });
-  assert.deepEqual(nextAction(s), { kind: "list", resourceVersion: "0" });
+  assert.deepEqual(s.phase, { kind: "empty" });
+  assert.deepEqual(nextAction(s), { kind: "list" });
   assert.equal(streamIsOpen(s), false);
 });
 
@@ -82,7 +82,7 @@ Deno.test("a 410 on list (expired continue token) restarts with a consistent lis
   const s: WatcherState = { strategy: "paged", phase: { kind: "initPage", continueToken: "old" } };
   const t = step(s, { kind: "listFailed", error: apiError(410, "Expired") });
   assert.deepEqual(t.events, []);
-  assert.deepEqual(t.state.phase, { kind: "empty", listResourceVersion: undefined });
+  assert.deepEqual(t.state.phase, { kind: "empty" });
   assert.deepEqual(nextAction(t.state), { kind: "list" });
 });
 
@@ -122,7 +122,7 @@ Deno.test("an ERROR event with code 410 or reason Expired or Gone leads to a con
   for (const st of [status(410, "Expired"), status(0, "Expired"), status(0, "Gone"), status(410, "")]) {
     const t = step(watching("10"), ev({ type: "ERROR", object: st }));
     assert.deepEqual(t.events, []);
-    assert.deepEqual(t.state.phase, { kind: "empty", listResourceVersion: undefined });
+    assert.deepEqual(t.state.phase, { kind: "empty" });
     assert.equal(streamIsOpen(t.state), false);
     assert.ok(t.notice);
   }
@@ -184,7 +184,7 @@ Deno.test("a failed stream is yielded and resumes from the last good RV", () => 
 
 Deno.test("a watch refused with 410 relists; refused otherwise it is yielded and retried from the same RV", () => {
   const gone = step(listed("5"), { kind: "watchFailed", error: apiError(410, "Gone") });
-  assert.deepEqual(gone.state.phase, { kind: "empty", listResourceVersion: undefined });
+  assert.deepEqual(gone.state.phase, { kind: "empty" });
   const forbidden = step(listed("5"), { kind: "watchFailed", error: apiError(403, "Forbidden") });
   assert.deepEqual(types(forbidden), ["error"]);
   assert.deepEqual(forbidden.state, listed("5"));
@@ -240,7 +240,7 @@ Deno.test("auto falls back to paged lists for good when the server rejects strea
     const s = input.kind === "watchFailed" ? streaming("auto", false) : streaming("auto");
     const t = step(s, input);
     assert.deepEqual(t.events, [], input.kind);
-    assert.deepEqual(t.state, { strategy: "paged", phase: { kind: "empty", listResourceVersion: "0" } });
+    assert.deepEqual(t.state, { strategy: "paged", phase: { kind: "empty" } });
     assert.match(t.notice ?? "", /Streaming list not usable/);
   }
 });

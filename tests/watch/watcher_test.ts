@@ -34,12 +34,12 @@ const brief = (e: WatcherEvent) =>
     ? `error:${e.error.name}`
     : e.type;
 
-Deno.test("the initial list is paged (limit 500, RV 0 then continue) and the watch starts from the list RV", async () => {
+Deno.test("the initial list is paged by default (limit 500, no RV, then continue) and the watch starts from the list RV", async () => {
   const lw = new ScriptedListWatcher(
     [page([cm("a", "1"), cm("b", "2")], "10", "c1"), page([cm("c", "3")], "10")],
     [new ScriptedBody([line("ADDED", cm("d", "11"))])],
   );
-  const it = start(lw);
+  const it = watcher(lw, configMaps, { random: () => 0.5, clock: new FakeClock() }); // no initialList
   const got = await take(it, 6);
   assert.deepEqual(got.map(brief), [
     "init",
@@ -49,7 +49,7 @@ Deno.test("the initial list is paged (limit 500, RV 0 then continue) and the wat
     "initDone@10",
     "apply:d@11",
   ]);
-  assert.deepEqual(lw.lists, [{ limit: 500, resourceVersion: "0" }, { limit: 500, continue: "c1" }]);
+  assert.deepEqual(lw.lists, [{ limit: 500 }, { limit: 500, continue: "c1" }]);
   assert.deepEqual(lw.watches, [{ allowWatchBookmarks: true, timeoutSeconds: 22, resourceVersion: "10" }]);
   await it.return();
   assert.equal(lw.bodies[0]!.cancelled, true, "return() closes the open stream");
@@ -62,7 +62,7 @@ Deno.test("the next page is requested while the previous one is still being hand
   );
   const it = start(lw);
   assert.deepEqual((await take(it, 2)).map(brief), ["init", "initApply:a@1"]);
-  assert.deepEqual(lw.lists, [{ limit: 500, resourceVersion: "0" }, { limit: 500, continue: "c1" }]);
+  assert.deepEqual(lw.lists, [{ limit: 500 }, { limit: 500, continue: "c1" }]);
   assert.deepEqual((await take(it, 3)).map(brief), ["initApply:b@2", "initApply:c@3", "initDone@10"]);
   assert.equal(lw.lists.length, 2, "the prefetched page is used, not asked for again");
   await it.return();
@@ -108,7 +108,6 @@ Deno.test("selectors and namespace are passed to list and watch; timeoutSeconds 
     labelSelector: "app=x",
     fieldSelector: "metadata.name=y",
     limit: 500,
-    resourceVersion: "0",
   });
   assert.equal(lw.watches[0]!.namespace, "ns1");
   assert.equal(lw.watches[0]!.timeoutSeconds, 15);
@@ -321,7 +320,7 @@ Deno.test("auto falls back to paged lists when the server rejects streaming, and
   assert.deepEqual(got.map(brief), ["init", "initApply:a@1", "initDone@10", "init", "initDone@20"]);
   assert.equal(lw.watches[0]!.sendInitialEvents, true);
   assert.equal(lw.watches[1]!.sendInitialEvents, undefined);
-  assert.deepEqual(lw.lists, [{ limit: 500, resourceVersion: "0" }, { limit: 500 }]);
+  assert.deepEqual(lw.lists, [{ limit: 500 }, { limit: 500 }]);
   await it.return();
 });
 
