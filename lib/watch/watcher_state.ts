@@ -15,7 +15,7 @@ export { isGone } from "./_watcher_transition.ts";
  *
  * Both are consistent reads (a paged list sends no resourceVersion), and kube-apiserver v1.34 and later
  * serve both from its watch cache, a page or an event at a time. Measured (bench/RESULTS.md, "Consistent
- * paged lists"): paged took 0.79–0.94× the time of a streaming list and 0.51–0.74× of the server's CPU for
+ * paged lists"): paged took 0.79–0.94× the time of a streaming list and 0.42–0.74× of the server's CPU for
  * the same client peak memory (10,000 ConfigMaps or Foos; at 50,000 ConfigMaps 0.80× the time).
  */
 export type InitialListMode = "auto" | "stream" | "paged";
