@@ -24,8 +24,13 @@ interface Sync {
   readonly store: string[];
 }
 
-/** Syncs one informer in `mode`, recording its requests, and stops it. */
-async function sync(client: KubeClient, namespace: string, initialList: InitialListMode): Promise<Sync> {
+/** Syncs one informer in `mode` (paged lists in pages of `pageSize`), recording its requests, and stops it. */
+async function sync(
+  client: KubeClient,
+  namespace: string,
+  initialList: InitialListMode,
+  pageSize?: number,
+): Promise<Sync> {
   const lists: ListOptions[] = [];
   const watches: WatchOptions[] = [];
   const recording: ListWatcher = {
@@ -37,7 +42,12 @@ async function sync(client: KubeClient, namespace: string, initialList: InitialL
     ...noopInformerMetrics,
     eventReceived: (_resource, type) => void wire.set(type, (wire.get(type) ?? 0) + 1),
   };
-  const informer = new Informer(recording, CONFIG_MAPS, { namespace, initialList, metrics });
+  const informer = new Informer(recording, CONFIG_MAPS, {
+    namespace,
+    initialList,
+    metrics,
+    ...(pageSize === undefined ? {} : { pageSize }),
+  });
   const stop = new AbortController();
   const running = informer.run({ signal: stop.signal });
   try {
@@ -73,10 +83,12 @@ Deno.test("a streaming list and paged lists of 2,000 ConfigMaps produce the same
   assert.equal(streamed.wire.get("ADDED"), COUNT, "every object arrived as an initial ADDED event");
   assert.ok((streamed.wire.get("BOOKMARK") ?? 0) >= 1, "the initial-events-end bookmark arrived");
 
-  const paged = await sync(client, ns.name, "paged");
-  assert.ok(paged.lists.length >= 1);
+  // Smaller pages than the default (5,000) so that the server serves several, continue tokens and all.
+  const paged = await sync(client, ns.name, "paged", 700);
+  assert.deepEqual(paged.lists.map((l) => l.limit), [700, 700, 700], "three pages: 700, 700 and 600");
   assert.equal(paged.lists[0]?.resourceVersion, undefined, "a consistent read");
-  assert.equal(paged.lists[0]?.limit, 500);
+  assert.equal(paged.lists[0]?.continue, undefined);
+  assert.ok(paged.lists.slice(1).every((l) => l.continue), "the later pages continue the first");
   assert.equal(paged.watches.some((w) => w.sendInitialEvents), false, "no streaming list in paged mode");
   assert.equal(paged.wire.get("ADDED") ?? 0, 0, "the objects came from list pages, not from a watch");
 

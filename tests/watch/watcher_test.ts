@@ -34,7 +34,7 @@ const brief = (e: WatcherEvent) =>
     ? `error:${e.error.name}`
     : e.type;
 
-Deno.test("the initial list is paged by default (limit 500, no RV, then continue) and the watch starts from the list RV", async () => {
+Deno.test("the initial list is paged by default (limit 5000, no RV, then continue) and the watch starts from the list RV", async () => {
   const lw = new ScriptedListWatcher(
     [page([cm("a", "1"), cm("b", "2")], "10", "c1"), page([cm("c", "3")], "10")],
     [new ScriptedBody([line("ADDED", cm("d", "11"))])],
@@ -49,7 +49,7 @@ Deno.test("the initial list is paged by default (limit 500, no RV, then continue
     "initDone@10",
     "apply:d@11",
   ]);
-  assert.deepEqual(lw.lists, [{ limit: 500 }, { limit: 500, continue: "c1" }]);
+  assert.deepEqual(lw.lists, [{ limit: 5000 }, { limit: 5000, continue: "c1" }]);
   assert.deepEqual(lw.watches, [{ allowWatchBookmarks: true, timeoutSeconds: 22, resourceVersion: "10" }]);
   await it.return();
   assert.equal(lw.bodies[0]!.cancelled, true, "return() closes the open stream");
@@ -62,7 +62,7 @@ Deno.test("the next page is requested while the previous one is still being hand
   );
   const it = start(lw);
   assert.deepEqual((await take(it, 2)).map(brief), ["init", "initApply:a@1"]);
-  assert.deepEqual(lw.lists, [{ limit: 500 }, { limit: 500, continue: "c1" }]);
+  assert.deepEqual(lw.lists, [{ limit: 5000 }, { limit: 5000, continue: "c1" }]);
   assert.deepEqual((await take(it, 3)).map(brief), ["initApply:b@2", "initApply:c@3", "initDone@10"]);
   assert.equal(lw.lists.length, 2, "the prefetched page is used, not asked for again");
   await it.return();
@@ -107,7 +107,7 @@ Deno.test("selectors and namespace are passed to list and watch; timeoutSeconds 
     namespace: "ns1",
     labelSelector: "app=x",
     fieldSelector: "metadata.name=y",
-    limit: 500,
+    limit: 5000,
   });
   assert.equal(lw.watches[0]!.namespace, "ns1");
   assert.equal(lw.watches[0]!.timeoutSeconds, 15);
@@ -129,7 +129,7 @@ Deno.test("a 410 answer to the watch leads to a relist with resourceVersion unse
     "initApply:a@20",
     "initDone@20",
   ]);
-  assert.deepEqual(lw.lists[1], { limit: 500 });
+  assert.deepEqual(lw.lists[1], { limit: 5000 });
   await it.return();
 });
 
@@ -149,7 +149,7 @@ Deno.test("an ERROR 410 event leads to a relist and closes the old stream", asyn
     "initDone@30",
   ]);
   assert.equal(lw.bodies[0]!.cancelled, true);
-  assert.deepEqual(lw.lists[1], { limit: 500 });
+  assert.deepEqual(lw.lists[1], { limit: 5000 });
   await it.return();
 });
 
@@ -320,7 +320,7 @@ Deno.test("auto falls back to paged lists when the server rejects streaming, and
   assert.deepEqual(got.map(brief), ["init", "initApply:a@1", "initDone@10", "init", "initDone@20"]);
   assert.equal(lw.watches[0]!.sendInitialEvents, true);
   assert.equal(lw.watches[1]!.sendInitialEvents, undefined);
-  assert.deepEqual(lw.lists, [{ limit: 500 }, { limit: 500 }]);
+  assert.deepEqual(lw.lists, [{ limit: 5000 }, { limit: 5000 }]);
   await it.return();
 });
 
