@@ -64,8 +64,9 @@ export interface WatcherOptions {
   readonly initialList?: InitialListMode;
   /**
    * Page size of paged lists. Larger than client-go's 500 because kube-apiserver's CPU per list grows
-   * with the number of pages: pages of 5,000 cost it 0.45x the CPU of pages of 500 for 50,000
-   * ConfigMaps and 0.76-0.81x for 10,000, with the same peak memory in the client (bench/RESULTS.md).
+   * with the number of pages: pages of 5,000 cost it 0.45-0.75x the CPU of pages of 500 for 50,000
+   * ConfigMaps and 0.50-0.81x for 10,000 (v1.37 and v1.34), with the same peak memory in the client
+   * (bench/RESULTS.md).
    * Lower it for large objects on a server that reads lists from etcd or builds a page's response
    * whole (before v1.33): a page is bounded by count, not bytes.
    * @default {5000}
