@@ -4,7 +4,7 @@
  *
  *   deno run --allow-all bench/peers/cold_sync.ts [--n=10000] [--kind=configmaps|foos] [--rounds=5]
  *     [--warmup=1] [--peers="kubeloop client-go client-go-json client-go-strip client-node kube-rs"]
- *     [--auth=cert|token] [--svg=FILE] [--json=FILE]
+ *     [--auth=cert|token] [--server-gc=each|none] [--svg=FILE] [--json=FILE]
  *
  * Peers: kubeloop (library defaults), kubeloop-paged / kubeloop-stream (initial list forced),
  * kubeloop@DIR (the probe of another tree, e.g. `git archive` of an older commit), kubeloop+FLAGS (other V8
@@ -22,6 +22,12 @@
  *
  * Reported per program: time-to-synced, process wall time, client CPU (user + sys), peak RSS, and the
  * CPU the API server and etcd spent during the run (from /proc/<pid>/stat before and after).
+ *
+ * `--server-gc=each` (default) has the API server collect its garbage before every sync (its
+ * `/debug/pprof/heap?gc=1` runs Go's `runtime.GC()` and returns when it is done). Without it a collection
+ * falls on whichever sync is running when the server's heap reaches its target, about 0.2 s of server
+ * CPU at 10k objects, and that slot drifts from round to round; with it every sync starts from the same
+ * collected heap, and the server CPU of a sync no longer includes a collection it did not cause alone.
  */
 import { join } from "node:path";
 import { parseArgs } from "node:util";
@@ -45,8 +51,12 @@ const { values: opts } = parseArgs({
     svg: { type: "string" },
     json: { type: "string" },
     auth: { type: "string", default: "cert" },
+    "server-gc": { type: "string", default: "each" },
   },
 });
+if (opts["server-gc"] !== "each" && opts["server-gc"] !== "none") {
+  throw new Error(`--server-gc must be "each" or "none", not "${opts["server-gc"]}"`);
+}
 const sizes = opts.n.split(",").map(Number);
 const KIND = opts.kind === "foos" ? "foos" : "configmaps";
 const ROUNDS = Number(opts.rounds);
@@ -289,6 +299,7 @@ interface Result {
 const work = await Deno.makeTempDir({ prefix: "kubeloop-cold-sync-" });
 async function measure(peer: string, n: number, round: number): Promise<Result> {
   const timeFile = join(work, "time");
+  if (opts["server-gc"] === "each") await cp.kubectlOk(["get", "--raw", "/debug/pprof/heap?gc=1"]);
   const api0 = cpuTime(cp.apiserverPid);
   const etcd0 = cpuTime(cp.etcdPid);
   const out = await new Deno.Command("nice", {
@@ -365,7 +376,9 @@ for (const n of sizes) {
     `Informer cold sync of ${n} ${
       KIND === "foos" ? "Foos (custom resource)" : "ConfigMaps"
     } in one namespace${opts.auth === "token" ? " (service-account token, as in a pod)" : ""}, ` +
-      `median of ${ROUNDS} interleaved rounds after ${WARMUP} warm-up, ${date}`,
+      `median of ${ROUNDS} interleaved rounds after ${WARMUP} warm-up${
+        opts["server-gc"] === "each" ? ", the API server's garbage collected before each sync" : ""
+      }, ${date}`,
   );
   print();
   print(
