@@ -92,6 +92,8 @@ export class RequestPipeline {
         "Accept": req.accept ?? "application/json",
         "User-Agent": o.userAgent,
       };
+      // Without it the transport asks for gzip; "identity" makes the server send the body as it is.
+      if (o.config.disableCompression === true) headers["Accept-Encoding"] = "identity";
       if (creds.token) headers["Authorization"] = `Bearer ${creds.token}`;
       if (body) headers["Content-Type"] = body.type;
       // Last thing before the transport: the limiter and a credential refresh may have waited long.

@@ -19,6 +19,8 @@ export interface ExecClusterInfo {
   readonly "insecure-skip-tls-verify"?: boolean;
   /** Name to verify the server certificate against. */
   readonly "tls-server-name"?: string;
+  /** Set when the kubeconfig asks for uncompressed responses. */
+  readonly "disable-compression"?: boolean;
 }
 
 /** The exec API versions kubeloop speaks. */

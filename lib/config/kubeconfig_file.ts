@@ -40,6 +40,8 @@ export interface ClusterEntry extends EntryOrigin {
   readonly tlsServerName?: string;
   /** Recorded so that using this cluster fails clearly instead of silently bypassing the proxy. */
   readonly proxyUrl?: string;
+  /** `disable-compression`: ask the server for uncompressed responses. */
+  readonly disableCompression: boolean;
 }
 
 /** A `users[]` entry. Paths are already resolved against the defining file's directory. */
@@ -238,6 +240,7 @@ function parseCluster(body: Mapping, at: At, name: string, dir: string): Cluster
     insecureSkipTlsVerify: optBool(body, "insecure-skip-tls-verify", at) ?? false,
     ...opt("tlsServerName", optString(body, "tls-server-name", at)),
     ...opt("proxyUrl", optString(body, "proxy-url", at)),
+    disableCompression: optBool(body, "disable-compression", at) ?? false,
   };
 }
 

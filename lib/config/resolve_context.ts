@@ -133,6 +133,7 @@ export async function resolveContext(
     ...(tls.caCerts?.[0] ? { "certificate-authority-data": encodeBase64Text(tls.caCerts[0]) } : {}),
     ...(cluster.insecureSkipTlsVerify ? { "insecure-skip-tls-verify": true } : {}),
     ...(cluster.tlsServerName ? { "tls-server-name": cluster.tlsServerName } : {}),
+    ...(cluster.disableCompression ? { "disable-compression": true } : {}),
   };
   const { userTls, credentials } = user
     ? await userAuth(user, clusterInfo, read, options)
@@ -145,6 +146,7 @@ export async function resolveContext(
     namespace: context.namespace ?? "default",
     source: `${context.file} (context "${name}"${master})`,
     inCluster: false,
+    ...(cluster.disableCompression ? { disableCompression: true } : {}),
   };
 }
 

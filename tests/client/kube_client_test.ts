@@ -55,6 +55,16 @@ Deno.test("get builds the namespaced path, sends the bearer token and parses the
   assert.equal(req.headers["Accept"], "application/json");
 });
 
+Deno.test("disableCompression asks for identity bodies on every request; by default the transport's gzip stands", async () => {
+  const t = new ScriptedTransport([json(200, cm("a")), json(200, cm("a")), json(200, cm("b"))]);
+  const plain = new KubeClient(config(), { transport: t });
+  await plain.get(CONFIG_MAPS, "a");
+  const identity = new KubeClient({ ...config(), disableCompression: true }, { transport: t });
+  await identity.get(CONFIG_MAPS, "a");
+  await identity.create(CONFIG_MAPS, cm("b"));
+  assert.deepEqual(t.requests.map((r) => r.headers["Accept-Encoding"]), [undefined, "identity", "identity"]);
+});
+
 Deno.test("a server URL with a path prefix keeps the prefix", async () => {
   const t = new ScriptedTransport([json(200, { metadata: {}, items: [] })]);
   const client = new KubeClient(config({}, "https://proxy.example/k8s/clusters/c1/"), { transport: t });

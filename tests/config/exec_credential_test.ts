@@ -148,6 +148,28 @@ Deno.test("provideClusterInfo sends the cluster in KUBERNETES_EXEC_INFO", async 
   });
 });
 
+Deno.test("provideClusterInfo passes disable-compression on to the plugin", async () => {
+  const fs = new MemFs({
+    "/k/config": simpleKubeconfig({
+      server: "https://api.example:6443",
+      clusterLines: ["disable-compression: true"],
+      userLines: [
+        `exec: {apiVersion: ${V1}, command: cred, provideClusterInfo: true, interactiveMode: Never}`,
+      ],
+    }),
+  });
+  const { run, calls } = scriptedRunner(credentialOutput(V1, { token: "t" }));
+  const config = await loadConfig({
+    kubeconfig: "/k/config",
+    readTextFile: fs.readTextFile,
+    env: envOf(),
+    runCommand: run,
+  });
+  await config.credentials.get();
+  const info = JSON.parse(calls[0]!.options.env["KUBERNETES_EXEC_INFO"]!);
+  assert.deepEqual(info.spec.cluster, { server: "https://api.example:6443", "disable-compression": true });
+});
+
 Deno.test("a failing plugin is an ExecFailed error naming the user; its stderr is only logged at debug level", async () => {
   const stderr = "error: token expired for alice@example.com, refresh token r3fr3sh\n";
   const { run } = scriptedRunner({ code: 1, stdout: "", stderr });

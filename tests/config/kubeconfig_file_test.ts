@@ -132,6 +132,14 @@ users:
   );
 });
 
+Deno.test("parseKubeconfig reads disable-compression, false when absent", async () => {
+  const file = await parseKubeconfig(
+    `clusters: [{name: a, cluster: {server: "https://a", disable-compression: true}}, {name: b, cluster: {server: "https://b"}}]`,
+    "/x/config",
+  );
+  assert.deepEqual(file.clusters.map((c) => c.disableCompression), [true, false]);
+});
+
 Deno.test("invalid base64 in certificate-authority-data names the cluster field", async () => {
   const error = await parseError(
     `clusters: [{name: c, cluster: {server: "https://h", certificate-authority-data: "%%%"}}]`,
@@ -150,6 +158,11 @@ Deno.test("fields of the wrong type are InvalidField errors naming the field and
     [
       `clusters: [{name: c, cluster: {insecure-skip-tls-verify: "yes"}}]`,
       "clusters[0].cluster.insecure-skip-tls-verify",
+      /must be a boolean/,
+    ],
+    [
+      `clusters: [{name: c, cluster: {disable-compression: "true"}}]`,
+      "clusters[0].cluster.disable-compression",
       /must be a boolean/,
     ],
     [`contexts: [{name: c, context: [1]}]`, "contexts[0].context", /must be a mapping, got a list/],

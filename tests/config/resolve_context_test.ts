@@ -31,6 +31,14 @@ Deno.test("cluster TLS fields become TlsOptions, with tls-server-name as serverN
   assert.deepEqual(await config.credentials.get(), {});
 });
 
+Deno.test("disable-compression becomes disableCompression, left unset when absent or false", async () => {
+  const config = await loadFile(simpleKubeconfig({ clusterLines: ["disable-compression: true"] }));
+  assert.equal(config.disableCompression, true);
+  assert.equal((await loadFile(simpleKubeconfig())).disableCompression, undefined);
+  const off = await loadFile(simpleKubeconfig({ clusterLines: ["disable-compression: false"] }));
+  assert.equal(off.disableCompression, undefined);
+});
+
 Deno.test("inline -data wins over a file path", async () => {
   const config = await loadFile(
     simpleKubeconfig({
