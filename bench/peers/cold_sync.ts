@@ -10,7 +10,9 @@
  * kubeloop@DIR (the probe of another tree, e.g. `git archive` of an older commit), kubeloop+FLAGS (other V8
  * flags than deno.json's "start" task, comma-separated; combinable: kubeloop-paged@DIR+FLAGS), client-go (protobuf for
  * built-in kinds), client-go-json, client-go-strip (managedFields dropped by a transform, as
- * controller-runtime's TransformStripManagedFields does), client-node, kube-rs.
+ * controller-runtime's TransformStripManagedFields does), client-node, kube-rs. Any peer name may end in
+ * `~identity`: that program gets a copy of the run's kubeconfig whose cluster sets `disable-compression: true`
+ * (kubeloop and client-go then ask for uncompressed bodies; kube-rs's probe never asks for gzip).
  *
  * `--n` takes a comma-separated list (10000,50000,100000): the namespace is filled up to each size in
  * turn and every size is measured, then a scaling table (and with `--svg` a chart drawn from these
@@ -62,6 +64,9 @@ const KIND = opts.kind === "foos" ? "foos" : "configmaps";
 const ROUNDS = Number(opts.rounds);
 const WARMUP = Number(opts.warmup);
 let peers = opts.peers.split(/\s+/).filter(Boolean);
+const IDENTITY = "~identity";
+/** The program a peer runs: its name without the `~identity` marker. */
+const programOf = (peer: string) => peer.endsWith(IDENTITY) ? peer.slice(0, -IDENTITY.length) : peer;
 const here = new URL(".", import.meta.url).pathname;
 const repo = new URL("../../", import.meta.url).pathname;
 const cache = Deno.env.get("KUBELOOP_BENCH_CACHE") ??
@@ -92,7 +97,7 @@ if (peers.some((p) => p.startsWith("client-go"))) {
     throw new Error("go build failed");
   }
 }
-if (peers.includes("client-node")) {
+if (peers.some((p) => programOf(p) === "client-node")) {
   const dir = join(cache, "client-node");
   await Deno.mkdir(dir, { recursive: true });
   for (const f of ["package.json", "package-lock.json", "informer.mjs", "watch.mjs"]) {
@@ -109,7 +114,7 @@ if (peers.includes("client-node")) {
     await Deno.writeTextFile(join(dir, ".installed"), key + "\n");
   }
 }
-if (peers.includes("kube-rs")) {
+if (peers.some((p) => programOf(p) === "kube-rs")) {
   progress("cargo: building kube-rs-informer (release; the first build takes several minutes)");
   const ok = await run("cargo", [
     "build",
@@ -123,12 +128,12 @@ if (peers.includes("kube-rs")) {
   }).catch(() => false);
   if (!ok) {
     progress("kube-rs: no cargo or the build failed; skipped");
-    peers = peers.filter((p) => p !== "kube-rs");
+    peers = peers.filter((p) => programOf(p) !== "kube-rs");
   }
 }
 await run(Deno.execPath(), ["cache", "--quiet", join(here, "kubeloop_informer.ts")]);
 for (const p of peers) {
-  const dir = p.match(/^kubeloop[^@+]*@([^+]+)/)?.[1];
+  const dir = programOf(p).match(/^kubeloop[^@+]*@([^+]+)/)?.[1];
   if (dir) {
     await run(Deno.execPath(), [
       "cache",
@@ -257,6 +262,24 @@ if (opts.auth !== "token" && opts.auth !== "cert") {
   throw new Error(`--auth=${opts.auth}: expected cert or token`);
 }
 
+/** A copy of `path` (block-style YAML with one cluster) whose cluster sets `disable-compression: true`. */
+async function identityKubeconfig(path: string): Promise<string> {
+  const text = await Deno.readTextFile(path);
+  const servers = [...text.matchAll(/^( +)server: .*$/gm)];
+  if (servers.length !== 1) {
+    throw new Error(`${path}: expected one cluster "server:" line, found ${servers.length}`);
+  }
+  const [line, indent] = servers[0]!;
+  const copy = join(await Deno.makeTempDir({ prefix: "kubeloop-cold-sync-identity-" }), "kubeconfig");
+  await Deno.writeTextFile(copy, text.replace(line, `${line}\n${indent}disable-compression: true`), {
+    mode: 0o600,
+  });
+  return copy;
+}
+const identityConfig = peers.some((p) => p.endsWith(IDENTITY))
+  ? await identityKubeconfig(kubeconfig)
+  : kubeconfig;
+
 let created = 0;
 
 /** Creates objects [created, n) with `kubectl create` of 1,000-item lists, 4 at a time. */
@@ -299,6 +322,7 @@ interface Result {
 const work = await Deno.makeTempDir({ prefix: "kubeloop-cold-sync-" });
 async function measure(peer: string, n: number, round: number): Promise<Result> {
   const timeFile = join(work, "time");
+  const config = peer.endsWith(IDENTITY) ? identityConfig : kubeconfig;
   if (opts["server-gc"] === "each") await cp.kubectlOk(["get", "--raw", "/debug/pprof/heap?gc=1"]);
   const api0 = cpuTime(cp.apiserverPid);
   const etcd0 = cpuTime(cp.etcdPid);
@@ -311,9 +335,9 @@ async function measure(peer: string, n: number, round: number): Promise<Result> 
       timeFile,
       "-f",
       "%e %M %U %S",
-      ...command(peer, n, kubeconfig),
+      ...command(programOf(peer), n, config),
     ],
-    env: { KUBECONFIG: kubeconfig, KUBELOOP_BENCH_T0_MS: String(Date.now()) },
+    env: { KUBECONFIG: config, KUBELOOP_BENCH_T0_MS: String(Date.now()) },
     stdout: "piped",
     stderr: "piped",
   }).output();
