@@ -6,7 +6,7 @@
  *   deno run --v8-flags=--expose-gc bench/cache_memory.ts
  */
 import { IndexedStore, StoreWriter, stripManagedFields } from "../lib/cache/mod.ts";
-import type { KubeObject } from "../lib/client/types.ts";
+import type { KubeObject } from "../lib/resources/object.ts";
 
 const N = 10_000;
 const encoder = new TextEncoder();

@@ -11,9 +11,9 @@
  *   deno run --allow-read bench/chain_check_bench.ts --medians [N]   # N interleaved rounds (default
  *       2000) of all of them; prints each median
  */
-import { checkChain, parseTrustAnchors } from "../lib/http/server_certificate.ts";
-import { parseCertificate, pemCertificates } from "../lib/_internal/x509_certificate.ts";
-import { signedBy } from "../lib/http/_signature.ts";
+import { checkChain, parseTrustAnchors } from "../lib/x509/server_certificate.ts";
+import { parseCertificate, pemCertificates } from "../lib/x509/certificate.ts";
+import { signedBy } from "../lib/x509/signature.ts";
 import { median, print } from "./_util/stats.ts";
 
 const fixtures = new URL("../tests/http/fixtures/trust/signatures/", import.meta.url);

@@ -12,7 +12,7 @@
  * --allow-all; without --allow-run it registers one ignored bench and does nothing.
  */
 import type { InitialListMode } from "../lib/watch/mod.ts";
-import type { KubeObject } from "../lib/client/mod.ts";
+import type { KubeObject } from "../lib/resources/mod.ts";
 import { configMap } from "./peers/configmaps.ts";
 
 const canRun = (await Deno.permissions.query({ name: "run" })).state === "granted";
@@ -25,7 +25,8 @@ if (!canRun) {
   });
 } else {
   const { testEnv, createNamespace } = await import("../tests/_util/testenv.ts");
-  const { CONFIG_MAPS, KubeClient } = await import("../lib/client/mod.ts");
+  const { KubeClient } = await import("../lib/client/mod.ts");
+  const { CONFIG_MAPS } = await import("../lib/resources/mod.ts");
   const { Informer } = await import("../lib/cache/mod.ts");
   const { loadConfig } = await import("../lib/config/mod.ts");
 

@@ -14,7 +14,8 @@
  *
  *   deno bench --allow-net=127.0.0.1 bench/list_decode_bench.ts
  */
-import { CONFIG_MAPS, KubeClient } from "../lib/client/mod.ts";
+import { CONFIG_MAPS } from "../lib/resources/mod.ts";
+import { KubeClient } from "../lib/client/mod.ts";
 import { staticCredentials } from "../lib/config/mod.ts";
 import { ClientResponse } from "../lib/http/response.ts";
 import { ListBodyDecoder } from "../lib/client/list_body_decoder.ts";

@@ -4,6 +4,9 @@
  * @module
  */
 export * from "./time/mod.ts";
+export * from "./log/mod.ts";
+export * from "./metrics/mod.ts";
+export * from "./x509/mod.ts";
 export * from "./http/mod.ts";
 export * from "./config/mod.ts";
 export * from "./client/mod.ts";

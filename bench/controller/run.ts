@@ -18,7 +18,7 @@
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { KubeClient } from "../../lib/client/mod.ts";
-import type { KubeObject } from "../../lib/client/types.ts";
+import type { KubeObject } from "../../lib/resources/object.ts";
 import { loadConfig } from "../../lib/config/mod.ts";
 import { FOOS } from "../../lib/sample_controller/types.ts";
 import { DEPLOYMENTS } from "../../lib/resources/mod.ts";

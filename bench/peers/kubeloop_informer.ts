@@ -11,7 +11,8 @@
  *     bench/peers/kubeloop_informer.ts <namespace> <expect> [configmaps|foos] [auto|paged|stream]
  */
 import { Informer } from "../../lib/cache/mod.ts";
-import { CONFIG_MAPS, KubeClient } from "../../lib/client/mod.ts";
+import { CONFIG_MAPS } from "../../lib/resources/mod.ts";
+import { KubeClient } from "../../lib/client/mod.ts";
 import { loadConfig } from "../../lib/config/mod.ts";
 import { FOOS } from "../../lib/sample_controller/types.ts";
 import type { InitialListMode } from "../../lib/watch/mod.ts";

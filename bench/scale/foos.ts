@@ -17,7 +17,8 @@
  * @module
  */
 import { join } from "node:path";
-import { KubeClient, type KubeObject } from "../../lib/client/mod.ts";
+import { KubeClient } from "../../lib/client/mod.ts";
+import { type KubeObject } from "../../lib/resources/mod.ts";
 import { loadConfig } from "../../lib/config/mod.ts";
 import { FOOS } from "../../lib/sample_controller/mod.ts";
 import { freePort, startTaskFlags } from "../../tests/_util/start_task.ts";

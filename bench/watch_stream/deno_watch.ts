@@ -10,7 +10,8 @@
  *
  *   deno run --allow-net=127.0.0.1 --allow-read --allow-env bench/watch_stream/deno_watch.ts MODE KUBECONFIG EXPECT
  */
-import { CONFIG_MAPS, KubeClient } from "../../lib/client/mod.ts";
+import { CONFIG_MAPS } from "../../lib/resources/mod.ts";
+import { KubeClient } from "../../lib/client/mod.ts";
 import { loadConfig } from "../../lib/config/mod.ts";
 import { WatchDecoderStream, WatchEventDecoder } from "../../lib/watch/mod.ts";
 import { WatchStreamReader } from "../../lib/watch/watch_stream_reader.ts";

@@ -1,6 +1,6 @@
 import { withTimeout } from "../_internal/with_timeout.ts";
 import type { ScrapeAuthorizer, ScrapeDecision, ScrapeRequest } from "../observe/scrape_auth.ts";
-import { type Logger, noopLogger } from "../observe/types.ts";
+import { type Logger, noopLogger } from "../log/logger.ts";
 import { type Clock, systemClock } from "../time/clock.ts";
 import { DecisionCache } from "./decision_cache.ts";
 import {

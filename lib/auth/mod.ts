@@ -18,6 +18,7 @@ export {
   type UserInfo,
 } from "./reviews.ts";
 export { DecisionCache } from "./decision_cache.ts";
-export type { KubeObject, ResourceRef } from "../client/types.ts";
-export type { Logger, ScrapeAuthorizer, ScrapeDecision, ScrapeRequest } from "../observe/mod.ts";
+export type { KubeObject, ResourceRef } from "../resources/object.ts";
+export type { Logger } from "../log/logger.ts";
+export type { ScrapeAuthorizer, ScrapeDecision, ScrapeRequest } from "../observe/mod.ts";
 export type { Clock } from "../time/clock.ts";

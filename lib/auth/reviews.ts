@@ -1,4 +1,4 @@
-import type { KubeObject, ResourceRef } from "../client/types.ts";
+import type { KubeObject, ResourceRef } from "../resources/object.ts";
 
 /** `authentication.k8s.io/v1` TokenReviews (create only). */
 export const TOKEN_REVIEWS: ResourceRef<TokenReview> = Object.freeze({

@@ -1,8 +1,8 @@
 import { deepFreeze } from "../_internal/deep_freeze.ts";
 import { ApiError } from "../client/api_error.ts";
-import type { DeepReadonly } from "../client/deep_readonly.ts";
-import type { KubeObject, ResourceRef } from "../client/types.ts";
-import { type Logger, noopLogger } from "../observe/types.ts";
+import type { DeepReadonly } from "../resources/deep_readonly.ts";
+import type { KubeObject, ResourceRef } from "../resources/object.ts";
+import { type Logger, noopLogger } from "../log/logger.ts";
 import { type Clock, systemClock, type Timer } from "../time/clock.ts";
 import { type BackoffOptions, withBackoff } from "../watch/backoff.ts";
 import type { ListWatcher } from "../watch/list_watcher.ts";

@@ -1,4 +1,4 @@
-import type { KubeObject, PartialObjectMetadata, ResourceRef } from "../client/types.ts";
+import type { KubeObject, PartialObjectMetadata, ResourceRef } from "../resources/object.ts";
 import type { ListWatcher } from "../watch/list_watcher.ts";
 import { Informer, type InformerOptions, resourceName } from "./informer.ts";
 import type { Indexers } from "./store.ts";

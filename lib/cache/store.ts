@@ -1,5 +1,5 @@
-import type { DeepReadonly } from "../client/deep_readonly.ts";
-import type { KubeObject } from "../client/types.ts";
+import type { DeepReadonly } from "../resources/deep_readonly.ts";
+import type { KubeObject } from "../resources/object.ts";
 
 /** Computes the index values of an object (zero, one or several). Must be pure and fast. */
 export type IndexFunc<T extends KubeObject> = (object: DeepReadonly<T>) => readonly string[];

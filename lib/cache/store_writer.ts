@@ -1,5 +1,5 @@
-import type { DeepReadonly } from "../client/deep_readonly.ts";
-import type { KubeObject } from "../client/types.ts";
+import type { DeepReadonly } from "../resources/deep_readonly.ts";
+import type { KubeObject } from "../resources/object.ts";
 import type { WatcherEvent } from "../watch/watcher_event.ts";
 import { assertNever } from "../watch/watch_event.ts";
 import { objectKey } from "../client/paths.ts";

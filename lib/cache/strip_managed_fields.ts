@@ -1,4 +1,4 @@
-import type { KubeObject } from "../client/types.ts";
+import type { KubeObject } from "../resources/object.ts";
 
 /**
  * Returns `object` without `metadata.managedFields` (20–30 % of a typical object's bytes), rebuilding

@@ -1,4 +1,4 @@
-import type { Status } from "./types.ts";
+import type { Status } from "../resources/object.ts";
 
 /**
  * An error response from the API server, carrying its `Status`.

@@ -1,8 +1,8 @@
 import type { Transport } from "../http/types.ts";
-import type { Logger } from "../observe/types.ts";
+import type { Logger } from "../log/logger.ts";
 import type { Clock } from "../time/clock.ts";
 import type { RequestMetrics } from "./request_metrics.ts";
-import type { KubeObject, ObjectList } from "./types.ts";
+import type { KubeObject, ObjectList } from "../resources/object.ts";
 
 /** A guard consulted right before each write request; `LeaseFence` from lib/leader fits. */
 export interface WriteFence {

@@ -1,6 +1,6 @@
 import type { HttpResponse } from "../http/types.ts";
 import { ApiError, reasonForCode } from "./api_error.ts";
-import type { Status } from "./types.ts";
+import type { Status } from "../resources/object.ts";
 
 /** Error bodies are read up to this size; a Status is far smaller, anything longer is cut off. */
 export const ERROR_BODY_LIMIT_BYTES = 64 * 1024;

@@ -1,6 +1,6 @@
 import type { ClusterConfig } from "../config/types.ts";
-import { noopLogger } from "../observe/types.ts";
-import type { Logger } from "../observe/types.ts";
+import { noopLogger } from "../log/logger.ts";
+import type { Logger } from "../log/logger.ts";
 import { systemClock } from "../time/clock.ts";
 import { ApiError } from "./api_error.ts";
 import { discardBody } from "./discard_body.ts";
@@ -20,7 +20,8 @@ import type {
   PatchType,
   WriteOptions,
 } from "./client_options.ts";
-import type { KubeObject, ListOptions, ObjectList, ResourceRef, WatchOptions } from "./types.ts";
+import type { KubeObject, ObjectList, ResourceRef } from "../resources/object.ts";
+import type { ListOptions, WatchOptions } from "./types.ts";
 
 /**
  * Accept headers of metadata-only lists and watches; plain JSON stays acceptable, so a server that cannot

@@ -16,10 +16,9 @@ export type {
   WriteOptions,
 } from "./client_options.ts";
 export { objectKey, type PathParts, resourcePath, splitKey } from "./paths.ts";
-export { type DeepMutable, type DeepReadonly, mutableCopy } from "./deep_readonly.ts";
+export { type DeepMutable, type DeepReadonly, mutableCopy } from "../resources/deep_readonly.ts";
 export { validateResourceRef } from "./paths.ts";
 export { noopRequestMetrics, type RequestMetrics, type RequestObservation } from "./request_metrics.ts";
 export type { ResourceClient } from "./resource_client.ts";
-export * from "./resources.ts";
 export { TokenBucket } from "./token_bucket.ts";
 export type * from "./types.ts";

@@ -1,7 +1,7 @@
 import type { Credentials } from "../config/types.ts";
 import { HttpClient } from "../http/mod.ts";
 import type { TlsOptions, Transport } from "../http/types.ts";
-import type { Logger } from "../observe/types.ts";
+import type { Logger } from "../log/logger.ts";
 
 /** Hands out the transport for the credentials of one request. */
 export interface TransportSource {

@@ -1,5 +1,6 @@
 import type { WriteOptions } from "./client_options.ts";
-import type { ListOptions, ResourceRef, WatchOptions } from "./types.ts";
+import type { ListOptions, WatchOptions } from "./types.ts";
+import type { ResourceRef } from "../resources/object.ts";
 
 /** Where in a resource's URL space a request goes. */
 export interface PathParts {

@@ -1,6 +1,6 @@
 import type { ClusterConfig } from "../config/types.ts";
 import type { HttpResponse } from "../http/types.ts";
-import type { Logger } from "../observe/types.ts";
+import type { Logger } from "../log/logger.ts";
 import { type Clock, sleep } from "../time/clock.ts";
 import { discardBody } from "./discard_body.ts";
 import { errorFromResponse } from "./error_response.ts";

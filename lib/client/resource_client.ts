@@ -1,5 +1,6 @@
 import type { DeleteOptions, ObjectOptions, PatchOptions, WriteOptions } from "./client_options.ts";
-import type { KubeObject, ListOptions, ObjectList, ResourceRef, WatchOptions } from "./types.ts";
+import type { KubeObject, ObjectList, ResourceRef } from "../resources/object.ts";
+import type { ListOptions, WatchOptions } from "./types.ts";
 
 /**
  * The resource calls of {@linkcode KubeClient}, as an interface: type a reconciler's dependencies with it

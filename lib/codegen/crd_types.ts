@@ -1,4 +1,4 @@
-import type { ResourceRef } from "../client/types.ts";
+import type { ResourceRef } from "../resources/object.ts";
 import type {
   CustomResourceDefinition,
   CustomResourceDefinitionVersion,

@@ -22,5 +22,5 @@ export type {
   OwnerReference,
   ResourceRef,
   Status,
-} from "../client/types.ts";
+} from "../resources/object.ts";
 export type { Time } from "../resources/apimachinery.ts";

@@ -3,7 +3,7 @@ import type { ConfigLogger } from "./config_logger.ts";
 import { silentConfigLogger } from "./config_logger.ts";
 import { ConfigError } from "./config_error.ts";
 import { TokenFileSource } from "./token_file.ts";
-import { caBundleProblem } from "../http/server_certificate.ts";
+import { caBundleProblem } from "../x509/server_certificate.ts";
 import type { ClusterConfig } from "./types.ts";
 import {
   defaultEnv,

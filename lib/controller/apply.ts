@@ -1,6 +1,6 @@
-import type { DeepReadonly } from "../client/deep_readonly.ts";
+import type { DeepReadonly } from "../resources/deep_readonly.ts";
 import type { ResourceClient } from "../client/resource_client.ts";
-import type { KubeObject, OwnerReference, ResourceRef } from "../client/types.ts";
+import type { KubeObject, OwnerReference, ResourceRef } from "../resources/object.ts";
 
 /** `T` with every field optional, all the way down (array elements too). */
 export type DeepPartial<T> = unknown extends T ? T

@@ -1,4 +1,4 @@
-import type { DeepReadonly } from "../client/deep_readonly.ts";
+import type { DeepReadonly } from "../resources/deep_readonly.ts";
 
 /**
  * The fields of a status condition the helpers read and write: `metav1.Condition` (lib/resources'

@@ -1,11 +1,12 @@
 import { objectKey, splitKey } from "../client/paths.ts";
-import type { KubeObject } from "../client/types.ts";
-import { type Logger, noopLogger, queueMetricsFor } from "../observe/mod.ts";
+import type { KubeObject } from "../resources/object.ts";
+import { type Logger, noopLogger } from "../log/logger.ts";
+import { queueMetricsFor } from "../queue/queue_metrics_registry.ts";
 import { RateLimitingQueue } from "../queue/mod.ts";
 import { type Clock, systemClock, type Timer } from "../time/clock.ts";
 import { terminatingForMs } from "./finalizers.ts";
 import type { InformerScope } from "../cache/mod.ts";
-import type { DeepReadonly } from "../client/deep_readonly.ts";
+import type { DeepReadonly } from "../resources/deep_readonly.ts";
 import type { ControllerOptions, OwnsSource, PrimarySource } from "./controller_options.ts";
 import {
   type ControllerMetrics,

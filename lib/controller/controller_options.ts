@@ -1,7 +1,8 @@
 import type { InformerScope } from "../cache/mod.ts";
-import type { DeepReadonly } from "../client/deep_readonly.ts";
-import type { KubeObject, ResourceRef } from "../client/types.ts";
-import type { Logger, MetricsRegistry } from "../observe/mod.ts";
+import type { DeepReadonly } from "../resources/deep_readonly.ts";
+import type { KubeObject, ResourceRef } from "../resources/object.ts";
+import type { Logger } from "../log/logger.ts";
+import type { MetricsRegistry } from "../metrics/registry.ts";
 import type { RateLimiter } from "../queue/mod.ts";
 import type { Clock } from "../time/clock.ts";
 import type { Predicate, Reconciler, Request } from "./types.ts";

@@ -1,7 +1,7 @@
 import { ApiError } from "../client/api_error.ts";
-import type { DeepReadonly } from "../client/deep_readonly.ts";
+import type { DeepReadonly } from "../resources/deep_readonly.ts";
 import type { ResourceClient } from "../client/resource_client.ts";
-import type { KubeObject, ResourceRef } from "../client/types.ts";
+import type { KubeObject, ResourceRef } from "../resources/object.ts";
 import { apiVersionOf } from "../resources/api_version.ts";
 import { mergePatch } from "./merge_patch.ts";
 

@@ -1,4 +1,4 @@
-import type { DeepReadonly } from "../client/deep_readonly.ts";
+import type { DeepReadonly } from "../resources/deep_readonly.ts";
 import type { LabelSelector } from "../resources/apimachinery.ts";
 
 export type { LabelSelector };

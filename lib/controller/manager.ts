@@ -1,18 +1,13 @@
-import type { KubeObject } from "../client/types.ts";
+import type { KubeObject } from "../resources/object.ts";
 import {
   LeaderElectionLostError,
   LeaderElector,
   type LeaderElectorOptions,
   type LeaseClient,
 } from "../leader/mod.ts";
-import {
-  type CertificateSource,
-  type Logger,
-  MetricsRegistry,
-  noopLogger,
-  type ScrapeAuthorizer,
-  serveObservability,
-} from "../observe/mod.ts";
+import { type CertificateSource, type ScrapeAuthorizer, serveObservability } from "../observe/mod.ts";
+import { type Logger, noopLogger } from "../log/logger.ts";
+import { MetricsRegistry } from "../metrics/registry.ts";
 import { type Clock, systemClock } from "../time/clock.ts";
 import { type Controller, controller, type ControllerOptions } from "./controller.ts";
 import { leaderMetricsFor } from "./metrics.ts";

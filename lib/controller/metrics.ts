@@ -1,4 +1,4 @@
-import type { MetricsRegistry } from "../observe/mod.ts";
+import type { MetricsRegistry } from "../metrics/registry.ts";
 
 /** How one reconcile ended, the `result` label of `controller_runtime_reconcile_total`. */
 export type ReconcileResult = "success" | "error" | "requeue" | "requeue_after";

@@ -92,9 +92,11 @@ export type {
   Request,
   TriggerEvent,
 } from "./types.ts";
-export type { KubeObject, ObjectMeta, OwnerReference, ResourceRef } from "../client/types.ts";
+export type { KubeObject, ObjectMeta, OwnerReference, ResourceRef } from "../resources/object.ts";
 export type { InformerHandler, Store } from "../cache/mod.ts";
-export type { DeepReadonly, ResourceClient } from "../client/mod.ts";
-export type { Logger, MetricsRegistry } from "../observe/mod.ts";
+export type { DeepReadonly } from "../resources/mod.ts";
+export type { ResourceClient } from "../client/mod.ts";
+export type { Logger } from "../log/logger.ts";
+export type { MetricsRegistry } from "../metrics/registry.ts";
 export type { RateLimiter, RateLimitingQueue } from "../queue/mod.ts";
 export type { Clock } from "../time/clock.ts";

@@ -1,5 +1,5 @@
-import type { DeepReadonly } from "../client/deep_readonly.ts";
-import type { KubeObject, OwnerReference, ResourceRef } from "../client/types.ts";
+import type { DeepReadonly } from "../resources/deep_readonly.ts";
+import type { KubeObject, OwnerReference, ResourceRef } from "../resources/object.ts";
 import { apiVersionOf } from "../resources/api_version.ts";
 import type { Request } from "./types.ts";
 

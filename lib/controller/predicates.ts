@@ -1,5 +1,5 @@
-import type { DeepReadonly } from "../client/deep_readonly.ts";
-import type { KubeObject } from "../client/types.ts";
+import type { DeepReadonly } from "../resources/deep_readonly.ts";
+import type { KubeObject } from "../resources/object.ts";
 import { type LabelSelector, matchesLabels, validateLabelSelector } from "./label_selector.ts";
 import type { Predicate, TriggerEvent } from "./types.ts";
 

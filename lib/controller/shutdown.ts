@@ -1,4 +1,4 @@
-import type { Logger } from "../observe/mod.ts";
+import type { Logger } from "../log/logger.ts";
 import type { Clock, Timer } from "../time/clock.ts";
 
 /** How long shutdown waits, after aborting in-flight reconciles, for them to return. */

@@ -1,7 +1,7 @@
-import type { DeepReadonly } from "../client/deep_readonly.ts";
-import type { KubeObject, ResourceRef } from "../client/types.ts";
+import type { DeepReadonly } from "../resources/deep_readonly.ts";
+import type { KubeObject, ResourceRef } from "../resources/object.ts";
 import type { InformerHandler, InformerScope, Store, SyncStatus } from "../cache/mod.ts";
-import type { Logger } from "../observe/types.ts";
+import type { Logger } from "../log/logger.ts";
 
 /** What to reconcile: the primary object's name (and namespace when it is namespaced). */
 export interface Request {

@@ -1,5 +1,5 @@
-import type { DeepReadonly } from "../client/deep_readonly.ts";
-import type { KubeObject } from "../client/types.ts";
+import type { DeepReadonly } from "../resources/deep_readonly.ts";
+import type { KubeObject } from "../resources/object.ts";
 import type { Event, ObjectReference } from "./types.ts";
 
 /** The reference an Event's `regarding` carries: an ObjectReference as given, or one made from an object. */

@@ -18,6 +18,6 @@ export {
   type EventType,
   type ObjectReference,
 } from "./types.ts";
-export type { KubeObject, ObjectMeta, ResourceRef } from "../client/types.ts";
-export type { Logger } from "../observe/types.ts";
+export type { KubeObject, ObjectMeta, ResourceRef } from "../resources/object.ts";
+export type { Logger } from "../log/logger.ts";
 export type { Clock } from "../time/clock.ts";

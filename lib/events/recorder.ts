@@ -1,8 +1,8 @@
 import { hostnameOr } from "../_internal/hostname.ts";
 import { withTimeout } from "../_internal/with_timeout.ts";
-import type { DeepReadonly } from "../client/deep_readonly.ts";
-import type { KubeObject } from "../client/types.ts";
-import { type Logger, noopLogger } from "../observe/types.ts";
+import type { DeepReadonly } from "../resources/deep_readonly.ts";
+import type { KubeObject } from "../resources/object.ts";
+import { type Logger, noopLogger } from "../log/logger.ts";
 import { type Clock, systemClock } from "../time/clock.ts";
 import { formatMicroTime } from "../time/micro_time.ts";
 import { toReference, truncateUtf8 } from "./event_object.ts";

@@ -1,6 +1,6 @@
 import { ApiError } from "../client/api_error.ts";
-import { EVENTS } from "../client/resources.ts";
-import type { Logger } from "../observe/types.ts";
+import { EVENTS } from "../resources/refs.ts";
+import type { Logger } from "../log/logger.ts";
 import type { Clock, Timer } from "../time/clock.ts";
 import { formatMicroTime } from "../time/micro_time.ts";
 import { describe } from "./event_object.ts";

@@ -1,4 +1,4 @@
-import type { ResourceRef } from "../client/types.ts";
+import type { ResourceRef } from "../resources/object.ts";
 import type { ObjectReference } from "../resources/core_v1.ts";
 import type { Event, EventSeries } from "../resources/events_v1.ts";
 

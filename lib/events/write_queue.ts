@@ -1,4 +1,4 @@
-import type { Logger } from "../observe/types.ts";
+import type { Logger } from "../log/logger.ts";
 
 /** One background write; it must pass `signal` down to its requests. */
 export type WriteJob = (signal: AbortSignal) => Promise<void>;

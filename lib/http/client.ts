@@ -8,7 +8,7 @@ import { ClientResponse } from "./response.ts";
 import { TlsConnector } from "./tls.ts";
 import { type ResponseHead, ResponseHeadParser } from "./response_head.ts";
 import type { HttpRequest, HttpResponse, TlsOptions, Transport } from "./types.ts";
-import { type Logger, noopLogger } from "../observe/types.ts";
+import { type Logger, noopLogger } from "../log/logger.ts";
 import type { Clock } from "../time/clock.ts";
 
 /** Settings for an HttpClient. */

@@ -1,5 +1,5 @@
-import { GzipDecoder } from "./_gzip_members.ts";
-import { InflateError } from "./_inflate.ts";
+import { GzipDecoder } from "../gzip/members.ts";
+import { InflateError } from "../gzip/inflate.ts";
 import { ProtocolError } from "./errors.ts";
 
 /**

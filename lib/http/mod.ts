@@ -14,5 +14,5 @@ export {
 } from "./errors.ts";
 export type { HttpRequest, HttpResponse, TlsOptions, Transport } from "./types.ts";
 // Referenced by HttpClientOptions; re-exported so the public face is self-contained.
-export type { LogFields, Logger } from "../observe/types.ts";
+export type { LogFields, Logger } from "../log/logger.ts";
 export type { Clock, Timer } from "../time/clock.ts";

@@ -8,7 +8,7 @@ import type { TlsOptions } from "./types.ts";
 import type { ByteSocket } from "./connection.ts";
 import { NodeTlsSocket } from "./node_tls_socket.ts";
 import { isIpAddress } from "../_internal/ip_address.ts";
-import { ServerCertificateError, type ServerCertificateVerifier } from "./server_certificate.ts";
+import { ServerCertificateError, type ServerCertificateVerifier } from "../x509/server_certificate.ts";
 
 /**
  * Connects with node:tls and, unless `verifier` is undefined (insecureSkipVerify: no verification

@@ -10,8 +10,8 @@ import {
   parseTrustAnchors,
   ServerCertificateError,
   ServerCertificateVerifier,
-} from "./server_certificate.ts";
-import { type Logger, noopLogger } from "../observe/types.ts";
+} from "../x509/server_certificate.ts";
+import { type Logger, noopLogger } from "../log/logger.ts";
 
 // node:tls pulls in Deno's Node compatibility layer (several MB of memory), which most connections
 // with a configured CA never need: it is loaded on first use. A string literal, so that

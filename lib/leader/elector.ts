@@ -1,6 +1,6 @@
 import { withTimeout } from "../_internal/with_timeout.ts";
-import { LEASES } from "../client/resources.ts";
-import { type Logger, noopLogger } from "../observe/types.ts";
+import { LEASES } from "../resources/refs.ts";
+import { type Logger, noopLogger } from "../log/logger.ts";
 import { type Clock, systemClock } from "../time/clock.ts";
 import { defaultIdentity, isApiError, sleepOrAbort } from "./_private.ts";
 import { LeaderElectionLostError } from "./errors.ts";

@@ -1,4 +1,4 @@
-import type { Logger } from "../observe/types.ts";
+import type { Logger } from "../log/logger.ts";
 import type { Clock } from "../time/clock.ts";
 import type { LeaseFence } from "./lease_fence.ts";
 

@@ -1,4 +1,4 @@
-import type { ResourceRef } from "../client/types.ts";
+import type { ResourceRef } from "../resources/object.ts";
 import type { Lease, LeaseSpec } from "../resources/coordination_v1.ts";
 
 /** `coordination.k8s.io/v1` Lease types, generated from the API server's schema. */

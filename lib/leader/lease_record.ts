@@ -1,6 +1,6 @@
 import { withTimeout } from "../_internal/with_timeout.ts";
-import { LEASES } from "../client/resources.ts";
-import type { Logger } from "../observe/types.ts";
+import { LEASES } from "../resources/refs.ts";
+import type { Logger } from "../log/logger.ts";
 import type { Clock } from "../time/clock.ts";
 import { formatMicroTime } from "../time/micro_time.ts";
 import type { Lease, LeaseClient, LeaseSpec } from "./lease_client.ts";

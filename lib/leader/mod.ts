@@ -8,6 +8,6 @@ export { LeaderElector, type LeaderElectorOptions, type LeaderMetrics } from "./
 export { LeaderElectionLostError, NotLeaderError } from "./errors.ts";
 export { LeaseFence, type LeaseFenceOptions } from "./lease_fence.ts";
 export type { Lease, LeaseClient, LeaseRequestOptions, LeaseSpec } from "./lease_client.ts";
-export type { KubeObject, ObjectMeta, ResourceRef } from "../client/types.ts";
-export type { Logger } from "../observe/types.ts";
+export type { KubeObject, ObjectMeta, ResourceRef } from "../resources/object.ts";
+export type { Logger } from "../log/logger.ts";
 export type { Clock } from "../time/clock.ts";

@@ -5,8 +5,8 @@ import {
   checkTlsMaterial,
   subscriber,
 } from "./certificate_source.ts";
-import type { TlsMaterial } from "./self_signed.ts";
-import { type Logger, noopLogger } from "./types.ts";
+import type { TlsMaterial } from "../x509/self_signed.ts";
+import { type Logger, noopLogger } from "../log/logger.ts";
 
 /** Options of {@linkcode certificateFiles}. */
 export interface CertificateFilesOptions {

@@ -1,14 +1,14 @@
-import { type Certificate, parseCertificate, pemCertificates } from "../_internal/x509_certificate.ts";
+import { type Certificate, parseCertificate, pemCertificates } from "../x509/certificate.ts";
 import { type Clock, systemClock, type Timer } from "../time/clock.ts";
-import { selfSignedCertificate, type SelfSignedOptions, type TlsMaterial } from "./self_signed.ts";
-import { type Logger, noopLogger } from "./types.ts";
+import { selfSignedCertificate, type SelfSignedOptions, type TlsMaterial } from "../x509/self_signed.ts";
+import { type Logger, noopLogger } from "../log/logger.ts";
 import {
   EncryptedKeyError,
   importPrivateKeyPem,
   importPublicKey,
   isKeyOf,
   type PrivateKey,
-} from "./private_key.ts";
+} from "../x509/private_key.ts";
 
 const DAY_MS = 86_400_000;
 

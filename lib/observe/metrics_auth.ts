@@ -1,6 +1,6 @@
-import type { MetricsRegistry } from "./metrics.ts";
+import type { MetricsRegistry } from "../metrics/registry.ts";
 import type { ScrapeAuthorizer, ScrapeDecision } from "./scrape_auth.ts";
-import type { Logger } from "./types.ts";
+import type { Logger } from "../log/logger.ts";
 
 const TEXT = { "content-type": "text/plain; charset=utf-8" };
 

@@ -1,9 +1,9 @@
 import type { CertificateSource } from "./certificate_source.ts";
-import type { MetricsRegistry } from "./metrics.ts";
+import type { MetricsRegistry } from "../metrics/registry.ts";
 import { authorizeScrape } from "./metrics_auth.ts";
 import type { ScrapeAuthorizer } from "./scrape_auth.ts";
 import { serveTls } from "./tls_server.ts";
-import { type Logger, noopLogger } from "./types.ts";
+import { type Logger, noopLogger } from "../log/logger.ts";
 
 /** The result of a health check, with the reason shown in the 503 body when it fails. */
 export interface CheckResult {

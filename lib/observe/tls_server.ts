@@ -1,6 +1,6 @@
 import { type CertificateSource, checkTlsMaterial } from "./certificate_source.ts";
-import type { TlsMaterial } from "./self_signed.ts";
-import type { Logger } from "./types.ts";
+import type { TlsMaterial } from "../x509/self_signed.ts";
+import type { Logger } from "../log/logger.ts";
 
 /** Options of {@linkcode serveTls}. */
 export interface ServeTlsOptions {

@@ -1,4 +1,4 @@
-import type { ResourceRef } from "../client/types.ts";
+import type { ResourceRef } from "./object.ts";
 
 /** The apiVersion string of a resource ref ("v1", "apps/v1"). */
 export function apiVersionOf(ref: ResourceRef): string {

@@ -3,7 +3,7 @@
  * Kubernetes API types of `io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1`.
  * @module
  */
-import type { KubeObject, ObjectMeta } from "../client/types.ts";
+import type { KubeObject, ObjectMeta } from "./object.ts";
 import type { Time } from "./apimachinery.ts";
 
 /** CustomResourceColumnDefinition specifies a column for server side printing. */

@@ -3,7 +3,7 @@
  * Kubernetes API types of `io.k8s.api.coordination.v1`.
  * @module
  */
-import type { KubeObject, ObjectMeta } from "../client/types.ts";
+import type { KubeObject, ObjectMeta } from "./object.ts";
 import type { MicroTime } from "./apimachinery.ts";
 
 /** Lease defines a lease concept. */

@@ -3,7 +3,7 @@
  * Kubernetes API types of `io.k8s.api.core.v1`.
  * @module
  */
-import type { KubeObject, ObjectMeta } from "../client/types.ts";
+import type { KubeObject, ObjectMeta } from "./object.ts";
 import type { Condition, IntOrString, LabelSelector, Quantity, Time } from "./apimachinery.ts";
 
 /** Affinity is a group of affinity scheduling rules. */

@@ -3,7 +3,7 @@
  * Kubernetes API types of `io.k8s.api.events.v1`.
  * @module
  */
-import type { KubeObject, ObjectMeta } from "../client/types.ts";
+import type { KubeObject, ObjectMeta } from "./object.ts";
 import type { MicroTime, Time } from "./apimachinery.ts";
 import type { EventSource, ObjectReference } from "./core_v1.ts";
 

@@ -21,4 +21,5 @@ export type * from "./events_v1.ts";
 export type * from "./scheduling_v1alpha3.ts";
 export * from "./refs.ts";
 export { apiVersionOf } from "./api_version.ts";
-export type { KubeObject, ObjectMeta, OwnerReference, ResourceRef } from "../client/types.ts";
+export type * from "./object.ts";
+export { type DeepMutable, type DeepReadonly, mutableCopy } from "./deep_readonly.ts";

@@ -4,7 +4,7 @@
  * `Informer<Deployment>` and `client.get(CONFIG_MAPS, name)` a `Promise<ConfigMap>`, without casts.
  * @module
  */
-import type { ResourceRef } from "../client/types.ts";
+import type { ResourceRef } from "./object.ts";
 import type { CustomResourceDefinition } from "./apiextensions_v1.ts";
 import type { DaemonSet, Deployment, ReplicaSet, StatefulSet } from "./apps_v1.ts";
 import type { CronJob, Job } from "./batch_v1.ts";

@@ -2,13 +2,15 @@ import { SharedInformerFactory } from "../cache/mod.ts";
 import { type ClusterConfig, ConfigError, loadConfig } from "../config/mod.ts";
 import { controllerOf, Manager } from "../controller/mod.ts";
 import { EventRecorder } from "../events/mod.ts";
-import { informerMetricsFor, type Logger, MetricsRegistry } from "../observe/mod.ts";
+import { informerMetricsFor } from "../cache/informer_metrics_registry.ts";
+import { type Logger } from "../log/logger.ts";
+import { MetricsRegistry } from "../metrics/registry.ts";
 import { sampleControllerClients } from "./clients.ts";
 import { metricsSecurity } from "./metrics_security.ts";
 import type { ControllerFlags } from "./controller_flags.ts";
 import { type DeploymentReader, reconcileFoo } from "./reconcile.ts";
 import { fooTriggers } from "./triggers.ts";
-import { DEPLOYMENTS } from "../client/resources.ts";
+import { DEPLOYMENTS } from "../resources/refs.ts";
 import { type Deployment, FIELD_MANAGER, type Foo, FOOS } from "./types.ts";
 
 /** Env var overriding the service-account directory. For tests that run the binary "in-cluster" outside a pod. */

@@ -1,5 +1,7 @@
 import { ConfigError } from "../config/mod.ts";
-import { CertificateError, createLogger, type Logger } from "../observe/mod.ts";
+import { CertificateError } from "../observe/mod.ts";
+import { createLogger } from "../log/create_logger.ts";
+import { type Logger } from "../log/logger.ts";
 import type { ControllerFlags, LogFormat, LogLevel } from "./controller_flags.ts";
 import { FlagError, parseFlags, usage } from "./flags.ts";
 import { assertNever } from "../_internal/assert_never.ts";

@@ -1,4 +1,4 @@
-import type { LogFormat, LogLevel } from "../observe/logger.ts";
+import type { LogFormat, LogLevel } from "../log/create_logger.ts";
 
 export type { LogFormat, LogLevel };
 

@@ -1,9 +1,9 @@
 import { ApiError } from "../client/api_error.ts";
-import type { DeepReadonly } from "../client/deep_readonly.ts";
-import { DEPLOYMENTS } from "../client/resources.ts";
-import type { KubeObject, ResourceRef } from "../client/types.ts";
+import type { DeepReadonly } from "../resources/deep_readonly.ts";
+import { DEPLOYMENTS } from "../resources/refs.ts";
+import type { KubeObject, ResourceRef } from "../resources/object.ts";
 import { containsFields } from "../controller/mod.ts";
-import type { Logger } from "../observe/types.ts";
+import type { Logger } from "../log/logger.ts";
 import { type Deployment, FIELD_MANAGER } from "./types.ts";
 
 /** Options of a server-side apply patch (a subset of KubeClient's patch options). */

@@ -1,4 +1,4 @@
-import type { DeepReadonly } from "../client/deep_readonly.ts";
+import type { DeepReadonly } from "../resources/deep_readonly.ts";
 import { controllerReference } from "../controller/owner.ts";
 import { type Deployment, type Foo, FOOS } from "./types.ts";
 

@@ -3,7 +3,7 @@
  * Types of the Foo custom resource (`samplecontroller.k8s.io/v1alpha1`).
  * @module
  */
-import type { KubeObject, ObjectMeta, ResourceRef } from "../client/types.ts";
+import type { KubeObject, ObjectMeta, ResourceRef } from "../resources/object.ts";
 
 /** A Foo asks for an nginx Deployment of a given name and size, owned by the Foo. */
 export interface Foo extends KubeObject {

@@ -4,10 +4,10 @@ import {
   certificateFiles,
   type CertificateSource,
   generatedCertificate,
-  isCertificateHost,
-  type Logger,
   type ScrapeAuthorizer,
 } from "../observe/mod.ts";
+import { isCertificateHost } from "../x509/self_signed.ts";
+import { type Logger } from "../log/logger.ts";
 import type { ControllerFlags } from "./controller_flags.ts";
 
 /** What the Manager needs to serve metrics securely; empty when metrics are plain HTTP or off. */

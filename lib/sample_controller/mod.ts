@@ -5,8 +5,8 @@
  * @module
  */
 // Re-exported because the types and functions below mention them.
-export type { KubeObject, ObjectMeta, OwnerReference, ResourceRef } from "../client/types.ts";
-export type { LogFields, Logger } from "../observe/types.ts";
+export type { KubeObject, ObjectMeta, OwnerReference, ResourceRef } from "../resources/object.ts";
+export type { LogFields, Logger } from "../log/logger.ts";
 export type { Clock, Timer } from "../time/clock.ts";
 export type { OwnsSource, Predicate, TriggerEvent } from "../controller/mod.ts";
 export {

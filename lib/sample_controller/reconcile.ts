@@ -1,7 +1,7 @@
 import { ApiError } from "../client/api_error.ts";
-import type { DeepReadonly } from "../client/deep_readonly.ts";
-import type { KubeObject } from "../client/types.ts";
-import { type Logger, noopLogger } from "../observe/types.ts";
+import type { DeepReadonly } from "../resources/deep_readonly.ts";
+import type { KubeObject } from "../resources/object.ts";
+import { type Logger, noopLogger } from "../log/logger.ts";
 import type { Clock } from "../time/clock.ts";
 import { systemClock } from "../time/clock.ts";
 import { desiredDeployment } from "./desired_deployment.ts";

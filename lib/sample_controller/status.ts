@@ -1,4 +1,4 @@
-import type { DeepReadonly } from "../client/deep_readonly.ts";
+import type { DeepReadonly } from "../resources/deep_readonly.ts";
 import { findCondition, setCondition } from "../controller/conditions.ts";
 import type { Foo, FooStatus, FooStatusCondition } from "./types.ts";
 

@@ -1,12 +1,12 @@
-import type { DeepReadonly } from "../client/deep_readonly.ts";
-import type { KubeObject, ResourceRef } from "../client/types.ts";
+import type { DeepReadonly } from "../resources/deep_readonly.ts";
+import type { KubeObject, ResourceRef } from "../resources/object.ts";
 import {
   type OwnsSource,
   type Predicate,
   resourceVersionChanged,
   type TriggerEvent,
 } from "../controller/mod.ts";
-import { DEPLOYMENTS } from "../client/resources.ts";
+import { DEPLOYMENTS } from "../resources/refs.ts";
 import { type Foo, FOOS } from "./types.ts";
 
 /**

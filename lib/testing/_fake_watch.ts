@@ -4,7 +4,8 @@
  * matching is sent as DELETED, one that starts matching as ADDED).
  * @module
  */
-import type { KubeObject, WatchOptions } from "../client/types.ts";
+import type { KubeObject } from "../resources/object.ts";
+import type { WatchOptions } from "../client/types.ts";
 import { fieldSelectorMatcher, labelSelectorMatcher } from "./_selectors.ts";
 
 /** One stored change. */

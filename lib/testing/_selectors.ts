@@ -4,7 +4,7 @@
  * `metadata.namespace` with `=`, `==`, `!=`.
  * @module
  */
-import type { KubeObject } from "../client/types.ts";
+import type { KubeObject } from "../resources/object.ts";
 
 type Requirement = (labels: Readonly<Record<string, string>>) => boolean;
 

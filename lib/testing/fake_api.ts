@@ -1,14 +1,8 @@
 import { ApiError } from "../client/api_error.ts";
 import type { DeleteOptions, ObjectOptions, PatchOptions, WriteOptions } from "../client/client_options.ts";
 import type { ResourceClient } from "../client/resource_client.ts";
-import type {
-  KubeObject,
-  ListOptions,
-  ObjectList,
-  ResourceRef,
-  Status,
-  WatchOptions,
-} from "../client/types.ts";
+import type { KubeObject, ObjectList, ResourceRef, Status } from "../resources/object.ts";
+import type { ListOptions, WatchOptions } from "../client/types.ts";
 import { apiVersionOf } from "../resources/api_version.ts";
 import { type Clock, systemClock } from "../time/clock.ts";
 import type { ListWatcher } from "../watch/list_watcher.ts";

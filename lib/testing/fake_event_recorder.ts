@@ -1,5 +1,5 @@
-import type { DeepReadonly } from "../client/deep_readonly.ts";
-import type { KubeObject } from "../client/types.ts";
+import type { DeepReadonly } from "../resources/deep_readonly.ts";
+import type { KubeObject } from "../resources/object.ts";
 import type { EventInfo, EventSink, ObjectReference } from "../events/mod.ts";
 
 /** One recorded event: what was passed to `record`, with the object reduced to its identity. */

@@ -1,7 +1,7 @@
 import { IndexedStore, type Indexers, type InformerHandler } from "../cache/mod.ts";
-import type { DeepReadonly } from "../client/deep_readonly.ts";
+import type { DeepReadonly } from "../resources/deep_readonly.ts";
 import { objectKey } from "../client/paths.ts";
-import type { KubeObject, ResourceRef } from "../client/types.ts";
+import type { KubeObject, ResourceRef } from "../resources/object.ts";
 import type { InformerLike, InformerSource } from "../controller/types.ts";
 import { deepFreeze } from "../_internal/deep_freeze.ts";
 

@@ -1,4 +1,4 @@
-import type { LogFields, Logger } from "../observe/types.ts";
+import type { LogFields, Logger } from "../log/logger.ts";
 
 /** One captured log line, with the fields of every `child()` above it merged in. */
 export interface LogLine {

@@ -20,19 +20,21 @@ export { startTestEnv, type TestEnv, type TestEnvOptions } from "./test_env.ts";
 // Re-exported because the fakes' signatures mention them.
 export type {
   DeepReadonly,
-  DeleteOptions,
   KubeObject,
   ListMeta,
-  ListOptions,
   ObjectList,
   ObjectMeta,
-  ObjectOptions,
   OwnerReference,
+  ResourceRef,
+} from "../resources/mod.ts";
+export type {
+  DeleteOptions,
+  ListOptions,
+  ObjectOptions,
   PatchOptions,
   PatchType,
   RequestOptions,
   ResourceClient,
-  ResourceRef,
   SelectorOptions,
   WatchOptions,
   WriteOptions,
@@ -40,6 +42,6 @@ export type {
 export type { IndexedStore, Indexers, IndexFunc, InformerHandler, Store } from "../cache/mod.ts";
 export type { InformerLike, InformerSource } from "../controller/mod.ts";
 export type { EventInfo, EventSink, EventType, ObjectReference } from "../events/mod.ts";
-export type { LogFields, Logger } from "../observe/mod.ts";
+export type { LogFields, Logger } from "../log/logger.ts";
 export type { Clock, Timer } from "../time/mod.ts";
 export type { ListWatcher } from "../watch/mod.ts";

@@ -1,4 +1,4 @@
-import type { KubeObject } from "../client/types.ts";
+import type { KubeObject } from "../resources/object.ts";
 import { isInitialEventsEnd, type WatchEvent } from "./watch_event.ts";
 
 /** A bookmark counts as periodic when it arrives this long after its watch opened. */

@@ -5,7 +5,7 @@
  * @module
  */
 import { ApiError, isGoneStatus } from "../client/api_error.ts";
-import type { KubeObject, Status } from "../client/types.ts";
+import type { KubeObject, Status } from "../resources/object.ts";
 import { errorEvent, isGone, relist, to } from "./_watcher_transition.ts";
 import { assertNever, isInitialEventsEnd, type WatchEvent } from "./watch_event.ts";
 import type { WatcherEvent } from "./watcher_event.ts";

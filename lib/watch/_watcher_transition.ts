@@ -4,7 +4,7 @@
  * @module
  */
 import { ApiError } from "../client/api_error.ts";
-import type { KubeObject } from "../client/types.ts";
+import type { KubeObject } from "../resources/object.ts";
 import type { WatcherEvent } from "./watcher_event.ts";
 import type { InitialListMode, WatcherPhase, WatcherState, WatcherTransition } from "./watcher_state.ts";
 

@@ -1,5 +1,5 @@
-import type { KubeObject } from "../client/types.ts";
-import { type Logger, noopLogger } from "../observe/types.ts";
+import type { KubeObject } from "../resources/object.ts";
+import { type Logger, noopLogger } from "../log/logger.ts";
 import { type Clock, sleep, systemClock } from "../time/clock.ts";
 import type { WatcherEvent } from "./watcher_event.ts";
 

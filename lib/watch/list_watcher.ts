@@ -1,4 +1,5 @@
-import type { KubeObject, ListOptions, ObjectList, ResourceRef, WatchOptions } from "../client/types.ts";
+import type { KubeObject, ObjectList, ResourceRef } from "../resources/object.ts";
+import type { ListOptions, WatchOptions } from "../client/types.ts";
 
 /**
  * The two calls the watcher needs from a client. `KubeClient` satisfies it structurally, and tests

@@ -7,17 +7,14 @@
 export type {
   KubeObject,
   ListMeta,
-  ListOptions,
   ObjectList,
   ObjectMeta,
   OwnerReference,
-  RequestOptions,
   ResourceRef,
-  SelectorOptions,
   Status,
-  WatchOptions,
-} from "../client/types.ts";
-export type { LogFields, Logger } from "../observe/types.ts";
+} from "../resources/object.ts";
+export type { ListOptions, RequestOptions, SelectorOptions, WatchOptions } from "../client/types.ts";
+export type { LogFields, Logger } from "../log/logger.ts";
 export type { Clock, Timer } from "../time/clock.ts";
 export { Backoff, type BackoffOptions, withBackoff, type WithBackoffOptions } from "./backoff.ts";
 export type { ListWatcher } from "./list_watcher.ts";

@@ -1,4 +1,4 @@
-import type { KubeObject } from "../client/types.ts";
+import type { KubeObject } from "../resources/object.ts";
 import type { WatchEvent } from "./watch_event.ts";
 import { type WatchDecoderOptions, WatchEventDecoder } from "./watch_event_decoder.ts";
 

@@ -1,5 +1,5 @@
 export { assertNever } from "../_internal/assert_never.ts";
-import type { KubeObject, Status } from "../client/types.ts";
+import type { KubeObject, Status } from "../resources/object.ts";
 
 /** The annotation the API server puts on the bookmark that ends a streaming list's initial events. */
 export const INITIAL_EVENTS_END_ANNOTATION = "k8s.io/initial-events-end";

@@ -1,4 +1,4 @@
-import type { KubeObject } from "../client/types.ts";
+import type { KubeObject } from "../resources/object.ts";
 import { eventProblem, isWatchEvent } from "./_watch_event_shape.ts";
 import { WatchDecodeError } from "./watch_decode_error.ts";
 import type { WatchEvent } from "./watch_event.ts";

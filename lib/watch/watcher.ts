@@ -1,5 +1,6 @@
-import type { KubeObject, ListOptions, ResourceRef, WatchOptions } from "../client/types.ts";
-import { type Logger, noopLogger } from "../observe/types.ts";
+import type { KubeObject, ResourceRef } from "../resources/object.ts";
+import type { ListOptions, WatchOptions } from "../client/types.ts";
+import { type Logger, noopLogger } from "../log/logger.ts";
 import { type Clock, systemClock } from "../time/clock.ts";
 import type { ListWatcher } from "./list_watcher.ts";
 import type { WatchEventType } from "./watch_event.ts";

@@ -1,4 +1,4 @@
-import type { KubeObject } from "../client/types.ts";
+import type { KubeObject } from "../resources/object.ts";
 
 /**
  * What the watcher yields (kube-rs' naming). A (re)list is bracketed: `init`, then one `initApply` per

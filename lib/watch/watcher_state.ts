@@ -1,5 +1,5 @@
 import { ApiError, isGoneStatus } from "../client/api_error.ts";
-import type { KubeObject, ObjectList } from "../client/types.ts";
+import type { KubeObject, ObjectList } from "../resources/object.ts";
 import { stepInitStreaming } from "./_watcher_init_streaming.ts";
 import { errorEvent, isGone, relist, restartPhase, to, unexpected } from "./_watcher_transition.ts";
 import { WatchEndedEarlyError } from "./watch_ended_early_error.ts";

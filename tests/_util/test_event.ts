@@ -1,4 +1,4 @@
-import type { KubeObject } from "../../lib/client/mod.ts";
+import type { KubeObject } from "../../lib/resources/mod.ts";
 
 /**
  * A minimal valid events.k8s.io/v1 Event. Events are the resource kube-apiserver keeps no watch

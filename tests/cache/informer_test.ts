@@ -1,8 +1,9 @@
 import assert from "node:assert/strict";
 import { Informer, type InformerHandler } from "../../lib/cache/informer.ts";
 import type { InformerMetrics } from "../../lib/cache/informer_metrics.ts";
-import type { KubeObject, ListOptions, ObjectList, ResourceRef } from "../../lib/client/types.ts";
-import type { Logger } from "../../lib/observe/types.ts";
+import type { KubeObject, ObjectList, ResourceRef } from "../../lib/resources/object.ts";
+import type { ListOptions } from "../../lib/client/types.ts";
+import type { Logger } from "../../lib/log/logger.ts";
 import { FakeClock, flush } from "../_util/fake_clock.ts";
 import {
   apiError,
@@ -15,7 +16,7 @@ import {
   ScriptedListWatcher,
 } from "../watch/_helpers.ts";
 import { deepFreeze } from "./_helpers.ts";
-import type { DeepReadonly } from "../../lib/client/mod.ts";
+import type { DeepReadonly } from "../../lib/resources/mod.ts";
 
 function recordingLogger(lines: { level: string; msg: string; fields: Record<string, unknown> }[]): Logger {
   const make = (base: Record<string, unknown>): Logger => ({

@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { SharedInformerFactory } from "../../lib/cache/mod.ts";
-import { mutableCopy } from "../../lib/client/mod.ts";
+import { mutableCopy } from "../../lib/resources/mod.ts";
 import { CONFIG_MAPS, type ConfigMap } from "../../lib/resources/mod.ts";
 import { FakeApi } from "../../lib/testing/mod.ts";
 

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { SharedInformerFactory } from "../../lib/cache/shared_informer_factory.ts";
-import type { KubeObject, ListOptions, ObjectList, ResourceRef } from "../../lib/client/types.ts";
+import type { KubeObject, ObjectList, ResourceRef } from "../../lib/resources/object.ts";
+import type { ListOptions } from "../../lib/client/types.ts";
 import { FakeClock, flush } from "../_util/fake_clock.ts";
 import { cm, configMaps, page, ScriptedBody, ScriptedListWatcher } from "../watch/_helpers.ts";
 

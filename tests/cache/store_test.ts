@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import type { KubeObject } from "../../lib/client/types.ts";
+import type { KubeObject } from "../../lib/resources/object.ts";
 import { IndexedStore, NAMESPACE_INDEX } from "../../lib/cache/store.ts";
 import { objectKey } from "../../lib/client/paths.ts";
 import { deepFreeze } from "./_helpers.ts";

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import type { KubeObject } from "../../lib/client/types.ts";
+import type { KubeObject } from "../../lib/resources/object.ts";
 import { IndexedStore } from "../../lib/cache/store.ts";
 import { type StoreChange, StoreWriter } from "../../lib/cache/store_writer.ts";
 import { deepFreeze } from "./_helpers.ts";

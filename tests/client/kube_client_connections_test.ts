@@ -2,7 +2,8 @@
 // their connection back to the pool, where the User-Agent comes from, and what happens to the
 // owned HttpClient when an exec plugin hands out a new client certificate.
 import assert from "node:assert/strict";
-import { CONFIG_MAPS, KubeClient } from "../../lib/client/mod.ts";
+import { CONFIG_MAPS } from "../../lib/resources/mod.ts";
+import { KubeClient } from "../../lib/client/mod.ts";
 import type { ClusterConfig, Credentials } from "../../lib/config/types.ts";
 import { BodyTooLargeError } from "../../lib/http/mod.ts";
 import { ScriptedServer, type ServerConn } from "../http/_server.ts";

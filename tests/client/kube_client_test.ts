@@ -1,12 +1,6 @@
 import assert from "node:assert/strict";
-import {
-  ApiError,
-  CONFIG_MAPS,
-  DEPLOYMENTS,
-  KubeClient,
-  type KubeObject,
-  NAMESPACES,
-} from "../../lib/client/mod.ts";
+import { ApiError, KubeClient } from "../../lib/client/mod.ts";
+import { CONFIG_MAPS, DEPLOYMENTS, type KubeObject, NAMESPACES } from "../../lib/resources/mod.ts";
 import type { ClusterConfig, Credentials } from "../../lib/config/types.ts";
 import type { ConfigMap } from "../../lib/resources/core_v1.ts";
 import { FakeClock } from "../_util/fake_clock.ts";

@@ -2,7 +2,8 @@
 // request is built: a path that climbs out ("../"), encodes a slash ("%2F"), adds a segment ("a/b"),
 // starts a query ("?"), or anything the API server would never name a group, version or plural.
 import assert from "node:assert/strict";
-import { KubeClient, resourcePath, type ResourceRef, validateResourceRef } from "../../lib/client/mod.ts";
+import { KubeClient, resourcePath, validateResourceRef } from "../../lib/client/mod.ts";
+import { type ResourceRef } from "../../lib/resources/mod.ts";
 import { ScriptedTransport } from "../_util/scripted_transport.ts";
 import { staticCredentials } from "../../lib/config/static_credentials.ts";
 

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { type InformerScope, SharedInformerFactory } from "../../lib/cache/mod.ts";
-import type { KubeObject, ResourceRef } from "../../lib/client/mod.ts";
+import type { KubeObject, ResourceRef } from "../../lib/resources/mod.ts";
 import {
   controller,
   type InformerLike,

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { type Action, controller, type Request } from "../../lib/controller/mod.ts";
-import type { KubeObject } from "../../lib/client/types.ts";
-import { MetricsRegistry } from "../../lib/observe/mod.ts";
+import type { KubeObject } from "../../lib/resources/object.ts";
+import { MetricsRegistry } from "../../lib/metrics/registry.ts";
 import { exponentialFailureRateLimiter } from "../../lib/queue/mod.ts";
 import { flush } from "../_util/fake_clock.ts";
 import { keys, setup } from "./controller_setup.ts";

@@ -1,4 +1,4 @@
-import type { KubeObject, ResourceRef } from "../../lib/client/types.ts";
+import type { KubeObject, ResourceRef } from "../../lib/resources/object.ts";
 
 // Moved to lib/testing; re-exported for the tests that import them from here.
 export { FakeInformer, FakeInformers } from "../../lib/testing/mod.ts";

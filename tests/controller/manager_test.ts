@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { KubeClient } from "../../lib/client/mod.ts";
-import { LEASES } from "../../lib/client/resources.ts";
+import { LEASES } from "../../lib/resources/refs.ts";
 import { LeaseFence } from "../../lib/leader/mod.ts";
 import {
   LeaderElectionLostError,

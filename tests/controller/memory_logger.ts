@@ -1,5 +1,5 @@
 // The implementation is lib/testing's MemoryLogger; these names stay for the tests that use them.
-import type { Logger } from "../../lib/observe/types.ts";
+import type { Logger } from "../../lib/log/logger.ts";
 import { type LogLine, MemoryLogger } from "../../lib/testing/mod.ts";
 
 /** One captured log line. */

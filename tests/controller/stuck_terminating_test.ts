@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { MetricsRegistry } from "../../lib/observe/mod.ts";
+import { MetricsRegistry } from "../../lib/metrics/registry.ts";
 import { obj } from "./fake_informers.ts";
 import { setup } from "./controller_setup.ts";
 

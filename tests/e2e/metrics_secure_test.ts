@@ -10,7 +10,7 @@ import { createNamespace, eventually } from "../_util/testenv.ts";
 import { installSampleControllerPrerequisites, metricsScraperToken } from "../_util/sample_controller.ts";
 import { sampleSum } from "../integration/_metrics.ts";
 import { checkMetrics } from "../_util/metrics_check.ts";
-import { selfSignedCertificate } from "../../lib/observe/self_signed.ts";
+import { selfSignedCertificate } from "../../lib/x509/self_signed.ts";
 import { servedCertificate, startController } from "./controller_process.ts";
 
 async function waitReady(healthUrl: string, logs: () => string): Promise<void> {

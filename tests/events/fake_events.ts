@@ -1,5 +1,5 @@
 import { ApiError } from "../../lib/client/api_error.ts";
-import type { ResourceRef } from "../../lib/client/types.ts";
+import type { ResourceRef } from "../../lib/resources/object.ts";
 import {
   type Event,
   EventRecorder,
@@ -7,7 +7,7 @@ import {
   type EventRequestOptions,
   type EventsClient,
 } from "../../lib/events/mod.ts";
-import type { Logger } from "../../lib/observe/types.ts";
+import type { Logger } from "../../lib/log/logger.ts";
 import { type LogLine as TestLogLine, MemoryLogger } from "../../lib/testing/mod.ts";
 import { FakeClock } from "../_util/fake_clock.ts";
 

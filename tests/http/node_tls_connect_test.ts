@@ -4,7 +4,7 @@
 // themselves are attacked in tls_chain_test.ts.
 import assert from "node:assert/strict";
 import { connectNodeTls } from "../../lib/http/node_tls_connect.ts";
-import { ServerCertificateError, type ServerCertificateVerifier } from "../../lib/http/server_certificate.ts";
+import { ServerCertificateError, type ServerCertificateVerifier } from "../../lib/x509/server_certificate.ts";
 import { chainServer, trustFixture } from "./_chain_server.ts";
 
 const CA = trustFixture("ca.crt");

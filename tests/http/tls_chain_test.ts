@@ -3,7 +3,7 @@
 // fixtures in fixtures/trust/ (see its README.md); the client trusts only fixtures/trust/ca.crt.
 import assert from "node:assert/strict";
 import { HttpClient, type TlsOptions } from "../../lib/http/mod.ts";
-import type { Logger } from "../../lib/observe/types.ts";
+import type { Logger } from "../../lib/log/logger.ts";
 import { chainServer, trustFixture } from "./_chain_server.ts";
 
 const CA = trustFixture("ca.crt");

@@ -7,7 +7,7 @@ import type { ByteSocket } from "../../lib/http/connection.ts";
 import { NodeTlsSocket } from "../../lib/http/node_tls_socket.ts";
 import { TlsConnector } from "../../lib/http/tls.ts";
 import type { TlsOptions } from "../../lib/http/types.ts";
-import type { LogFields, Logger } from "../../lib/observe/types.ts";
+import type { LogFields, Logger } from "../../lib/log/logger.ts";
 import { chainServer, trustFixture } from "./_chain_server.ts";
 import { fixture, mtlsServer } from "./_mtls_server.ts";
 

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { HttpClient, type HttpClientOptions, TlsError } from "../../lib/http/mod.ts";
 import { describeTlsFailure } from "../../lib/http/tls.ts";
-import type { LogFields, Logger } from "../../lib/observe/types.ts";
+import type { LogFields, Logger } from "../../lib/log/logger.ts";
 import { keepAliveHandler, ScriptedServer, type ServerConn } from "./_server.ts";
 
 const fixtures = new URL("./fixtures/", import.meta.url);

@@ -14,11 +14,14 @@
  * and the reconciles' client refuses writes through the elector's LeaseFence.
  */
 import { SharedInformerFactory } from "../../lib/cache/mod.ts";
-import { CONFIG_MAPS, KubeClient } from "../../lib/client/mod.ts";
+import { CONFIG_MAPS } from "../../lib/resources/mod.ts";
+import { KubeClient } from "../../lib/client/mod.ts";
 import { loadConfig } from "../../lib/config/mod.ts";
 import { installSignalHandlers, type KubeObject, Manager } from "../../lib/controller/mod.ts";
 import { LeaseFence } from "../../lib/leader/mod.ts";
-import { createLogger, MetricsRegistry, restClientMetricsFor } from "../../lib/observe/mod.ts";
+import { createLogger } from "../../lib/log/create_logger.ts";
+import { MetricsRegistry } from "../../lib/metrics/registry.ts";
+import { restClientMetricsFor } from "../../lib/client/request_metrics_registry.ts";
 
 /** The program's settings, passed as one JSON argument. */
 export interface ManagerMainOptions {

@@ -4,14 +4,8 @@
 import assert from "node:assert/strict";
 import { X509Certificate } from "node:crypto";
 import { join } from "node:path";
-import {
-  ApiError,
-  CONFIG_MAPS,
-  KubeClient,
-  type KubeObject,
-  NAMESPACES,
-  SECRETS,
-} from "../../lib/client/mod.ts";
+import { ApiError, KubeClient } from "../../lib/client/mod.ts";
+import { CONFIG_MAPS, type KubeObject, NAMESPACES, SECRETS } from "../../lib/resources/mod.ts";
 import { inClusterConfig, loadConfig } from "../../lib/config/mod.ts";
 import { b64, kubeconfigDoc, writeKubeconfig } from "../_util/clients.ts";
 import {

@@ -1,7 +1,8 @@
 // KubeClient's REST verbs against the real kube-apiserver: paging, server-side apply, and the
 // mapping of the server's error Status to ApiError.
 import assert from "node:assert/strict";
-import { ApiError, CONFIG_MAPS } from "../../lib/client/mod.ts";
+import { ApiError } from "../../lib/client/mod.ts";
+import { CONFIG_MAPS } from "../../lib/resources/mod.ts";
 import { adminClient } from "../_util/clients.ts";
 import { createNamespace, kubectlOk } from "../_util/testenv.ts";
 

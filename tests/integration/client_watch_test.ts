@@ -2,7 +2,8 @@
 // client and watch decoder. A streaming list (sendInitialEvents) is answered gzip-compressed as a
 // series of gzip members, one per flush: a decoder that stops after the first member fails here.
 import assert from "node:assert/strict";
-import { CONFIG_MAPS, KubeClient, type KubeObject } from "../../lib/client/mod.ts";
+import { CONFIG_MAPS, type KubeObject } from "../../lib/resources/mod.ts";
+import { KubeClient } from "../../lib/client/mod.ts";
 import { loadConfig } from "../../lib/config/mod.ts";
 import { HttpClient, type HttpRequest, type HttpResponse } from "../../lib/http/mod.ts";
 import { WatchDecoderStream, type WatchEvent } from "../../lib/watch/mod.ts";

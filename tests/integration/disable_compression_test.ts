@@ -2,7 +2,8 @@
 // enough to be compressed (kube-apiserver gzips responses above 128 KiB) without gzip, and the same
 // kubeconfig without the field gets gzip, so the first half fails on a client that ignores the field.
 import assert from "node:assert/strict";
-import { CONFIG_MAPS, KubeClient } from "../../lib/client/mod.ts";
+import { CONFIG_MAPS } from "../../lib/resources/mod.ts";
+import { KubeClient } from "../../lib/client/mod.ts";
 import { loadConfig } from "../../lib/config/mod.ts";
 import { HttpClient, type HttpRequest, type HttpResponse } from "../../lib/http/mod.ts";
 import { b64, kubeconfigDoc, writeKubeconfig } from "../_util/clients.ts";

@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { SharedInformerFactory } from "../../lib/cache/mod.ts";
-import { CONFIG_MAPS, type KubeObject } from "../../lib/client/mod.ts";
+import { CONFIG_MAPS, type KubeObject } from "../../lib/resources/mod.ts";
 import { Manager } from "../../lib/controller/mod.ts";
 import { type Event, EventRecorder } from "../../lib/events/mod.ts";
 import { adminClient } from "../_util/clients.ts";

@@ -3,11 +3,11 @@
 // follows the server.
 import assert from "node:assert/strict";
 import { Informer } from "../../lib/cache/mod.ts";
-import { CONFIG_MAPS, type KubeObject, type ResourceRef } from "../../lib/client/mod.ts";
+import { CONFIG_MAPS, type KubeObject, type ResourceRef } from "../../lib/resources/mod.ts";
 import { adminClient } from "../_util/clients.ts";
 import { createNamespace, eventually } from "../_util/testenv.ts";
 import { installFooCrd } from "../_util/sample_controller.ts";
-import type { DeepReadonly } from "../../lib/client/mod.ts";
+import type { DeepReadonly } from "../../lib/resources/mod.ts";
 
 const FOOS: ResourceRef = {
   group: "samplecontroller.k8s.io",

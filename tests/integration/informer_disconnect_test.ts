@@ -13,18 +13,16 @@ import { Informer, type InformerMetrics, noopInformerMetrics } from "../../lib/c
 import {
   CONFIG_MAPS,
   EVENTS,
-  type KubeClient,
   type KubeObject,
-  type ListOptions,
   type ObjectList,
   type ResourceRef,
-  type WatchOptions,
-} from "../../lib/client/mod.ts";
+} from "../../lib/resources/mod.ts";
+import { type KubeClient, type ListOptions, type WatchOptions } from "../../lib/client/mod.ts";
 import type { ListWatcher } from "../../lib/watch/mod.ts";
 import { adminClient } from "../_util/clients.ts";
 import { compactEtcd, createNamespace, eventually } from "../_util/testenv.ts";
 import { testEvent } from "../_util/test_event.ts";
-import type { DeepReadonly } from "../../lib/client/mod.ts";
+import type { DeepReadonly } from "../../lib/resources/mod.ts";
 
 /** A ListWatcher whose watch connections can be cut and kept down on demand. */
 class CuttableListWatcher implements ListWatcher {

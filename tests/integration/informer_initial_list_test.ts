@@ -2,17 +2,12 @@
 // sendInitialEvents=true) and paged lists — fill the same store from the real kube-apiserver.
 import assert from "node:assert/strict";
 import { Informer, type InformerMetrics, noopInformerMetrics } from "../../lib/cache/mod.ts";
-import {
-  CONFIG_MAPS,
-  type KubeClient,
-  type KubeObject,
-  type ListOptions,
-  type WatchOptions,
-} from "../../lib/client/mod.ts";
+import { CONFIG_MAPS, type KubeObject } from "../../lib/resources/mod.ts";
+import { type KubeClient, type ListOptions, type WatchOptions } from "../../lib/client/mod.ts";
 import type { InitialListMode, ListWatcher, WatchEventType } from "../../lib/watch/mod.ts";
 import { adminClient } from "../_util/clients.ts";
 import { createNamespace, kubectlOk } from "../_util/testenv.ts";
-import type { DeepReadonly } from "../../lib/client/mod.ts";
+import type { DeepReadonly } from "../../lib/resources/mod.ts";
 
 const COUNT = 2000;
 

@@ -3,9 +3,10 @@
 // keep watching. The same informer against the default server streams and never lists.
 import assert from "node:assert/strict";
 import { Informer } from "../../lib/cache/mod.ts";
-import { CONFIG_MAPS, KubeClient, type ListOptions, type WatchOptions } from "../../lib/client/mod.ts";
+import { CONFIG_MAPS } from "../../lib/resources/mod.ts";
+import { KubeClient, type ListOptions, type WatchOptions } from "../../lib/client/mod.ts";
 import { loadConfig } from "../../lib/config/mod.ts";
-import type { LogFields, Logger } from "../../lib/observe/mod.ts";
+import type { LogFields, Logger } from "../../lib/log/logger.ts";
 import type { ListWatcher } from "../../lib/watch/mod.ts";
 import { adminClient } from "../_util/clients.ts";
 import { eventually, kubectlOk, startOwnedTestEnv, testEnv } from "../_util/testenv.ts";

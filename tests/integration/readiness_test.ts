@@ -2,7 +2,8 @@
 // 403 for an identity without RBAC rules, 404 for a custom resource whose CRD is not installed.
 import assert from "node:assert/strict";
 import { SharedInformerFactory } from "../../lib/cache/mod.ts";
-import { KubeClient, type ResourceRef } from "../../lib/client/mod.ts";
+import { KubeClient } from "../../lib/client/mod.ts";
+import { type ResourceRef } from "../../lib/resources/mod.ts";
 import { loadConfig } from "../../lib/config/mod.ts";
 import { Manager } from "../../lib/controller/mod.ts";
 import { SECRETS } from "../../lib/resources/mod.ts";

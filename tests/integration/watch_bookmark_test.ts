@@ -8,7 +8,8 @@
 // ConfigMap in another namespace; the watch never sees that object, but its bookmark (~3 s in) carries
 // its resourceVersion (or a newer one), and the next watch must resume from there.
 import assert from "node:assert/strict";
-import { CONFIG_MAPS, type KubeObject, type WatchOptions } from "../../lib/client/mod.ts";
+import { CONFIG_MAPS, type KubeObject } from "../../lib/resources/mod.ts";
+import { type WatchOptions } from "../../lib/client/mod.ts";
 import { watcher, type WatcherEvent, type WatchEventType } from "../../lib/watch/mod.ts";
 import { adminClient } from "../_util/clients.ts";
 import { createNamespace, eventually } from "../_util/testenv.ts";

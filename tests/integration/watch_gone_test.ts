@@ -9,12 +9,13 @@
 // `ERROR {code: 410, reason: "Expired"}`. That is the path tested here.
 import assert from "node:assert/strict";
 import { IndexedStore, type StoreChange, StoreWriter } from "../../lib/cache/mod.ts";
-import { EVENTS, type KubeObject, type ListOptions, type WatchOptions } from "../../lib/client/mod.ts";
+import { EVENTS, type KubeObject } from "../../lib/resources/mod.ts";
+import { type ListOptions, type WatchOptions } from "../../lib/client/mod.ts";
 import { type ListWatcher, watcher, type WatcherEvent, type WatchEventType } from "../../lib/watch/mod.ts";
 import { adminClient } from "../_util/clients.ts";
 import { compactEtcd, createNamespace, eventually } from "../_util/testenv.ts";
 import { testEvent } from "../_util/test_event.ts";
-import type { DeepReadonly } from "../../lib/client/mod.ts";
+import type { DeepReadonly } from "../../lib/resources/mod.ts";
 
 Deno.test("resuming a watch from a compacted resourceVersion relists, and the deleted object is delivered as a delete", async () => {
   await using ns = await createNamespace("gone");

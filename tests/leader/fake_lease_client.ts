@@ -1,5 +1,5 @@
 import { ApiError } from "../../lib/client/api_error.ts";
-import type { ResourceRef } from "../../lib/client/types.ts";
+import type { ResourceRef } from "../../lib/resources/object.ts";
 import type { Lease, LeaseClient, LeaseRequestOptions } from "../../lib/leader/mod.ts";
 
 /** An in-memory Lease store with the API server's resourceVersion / conflict semantics. */

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { CertificateError, certificateFiles, generatedCertificate } from "../../lib/observe/mod.ts";
-import { selfSignedCertificate } from "../../lib/observe/self_signed.ts";
+import { selfSignedCertificate } from "../../lib/x509/self_signed.ts";
 import { FakeClock } from "../_util/fake_clock.ts";
 import { type Line, memoryLogger } from "../controller/memory_logger.ts";
 

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { MetricsRegistry, serveObservability } from "../../lib/observe/mod.ts";
+import { MetricsRegistry } from "../../lib/metrics/registry.ts";
+import { serveObservability } from "../../lib/observe/mod.ts";
 
 Deno.test("a check that returns a detail puts it in the 503 body; ok answers 200", async () => {
   let result = { ok: false, detail: 'controller "x": v1/secrets: Forbidden (403): secrets is forbidden' };

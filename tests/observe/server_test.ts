@@ -1,14 +1,14 @@
 import assert from "node:assert/strict";
-import { MetricsRegistry } from "../../lib/observe/metrics.ts";
+import { MetricsRegistry } from "../../lib/metrics/registry.ts";
 import { parseListenAddress, serveObservability } from "../../lib/observe/server.ts";
 import {
   type ScrapeAuthorizer,
   type ScrapeDecision,
   type ScrapeRequest,
   staticCertificate,
-  type TlsMaterial,
 } from "../../lib/observe/mod.ts";
-import { selfSignedCertificate } from "../../lib/observe/self_signed.ts";
+import { type TlsMaterial } from "../../lib/x509/self_signed.ts";
+import { selfSignedCertificate } from "../../lib/x509/self_signed.ts";
 
 Deno.test("listen addresses parse into hostname and port, and 0 disables", () => {
   assert.deepEqual(parseListenAddress(":8080"), { hostname: "0.0.0.0", port: 8080 });

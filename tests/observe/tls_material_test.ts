@@ -1,8 +1,9 @@
 // checkTlsMaterial on every private-key form a Secret may hold, compared with node:crypto's verdict.
 import assert from "node:assert/strict";
 import { createPrivateKey, X509Certificate } from "node:crypto";
-import { CertificateError, checkTlsMaterial, type TlsMaterial } from "../../lib/observe/mod.ts";
-import { DerReader, Tag } from "../../lib/_internal/der_reader.ts";
+import { CertificateError, checkTlsMaterial } from "../../lib/observe/mod.ts";
+import { type TlsMaterial } from "../../lib/x509/self_signed.ts";
+import { DerReader, Tag } from "../../lib/x509/der_reader.ts";
 
 const FORMATS = [
   "rsa-pkcs1",

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { serveTls } from "../../lib/observe/tls_server.ts";
-import { selfSignedCertificate, type TlsMaterial } from "../../lib/observe/self_signed.ts";
+import { selfSignedCertificate, type TlsMaterial } from "../../lib/x509/self_signed.ts";
 import { type Line, memoryLogger } from "../controller/memory_logger.ts";
 
 /** Calls `check` every 10 ms until it returns true, for up to 5 s. */

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { ConfigError } from "../../lib/config/mod.ts";
-import { createLogger } from "../../lib/observe/mod.ts";
+import { createLogger } from "../../lib/log/create_logger.ts";
 import { cli, type CliOptions } from "../../lib/sample_controller/cli.ts";
 import type { ControllerFlags } from "../../lib/sample_controller/flags.ts";
 

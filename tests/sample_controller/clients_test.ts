@@ -1,8 +1,9 @@
 import assert from "node:assert/strict";
-import { CONFIG_MAPS } from "../../lib/client/mod.ts";
+import { CONFIG_MAPS } from "../../lib/resources/mod.ts";
 import type { ClusterConfig } from "../../lib/config/types.ts";
 import { LeaderElector } from "../../lib/leader/mod.ts";
-import { MetricsRegistry, noopLogger } from "../../lib/observe/mod.ts";
+import { MetricsRegistry } from "../../lib/metrics/registry.ts";
+import { noopLogger } from "../../lib/log/logger.ts";
 import { sampleControllerClients } from "../../lib/sample_controller/clients.ts";
 import { FakeClock } from "../_util/fake_clock.ts";
 import {

@@ -1,4 +1,4 @@
-import type { KubeObject, ResourceRef } from "../../lib/client/types.ts";
+import type { KubeObject, ResourceRef } from "../../lib/resources/object.ts";
 import type {
   ApplyClient,
   ApplyPatchOptions,

@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
-import type { KubeObject } from "../../lib/client/types.ts";
+import type { KubeObject } from "../../lib/resources/object.ts";
 import { controller, type Request } from "../../lib/controller/mod.ts";
 import { containsFields, isControlledBy } from "../../lib/controller/mod.ts";
 import { fooTriggers, fooUpdateNeedsSync } from "../../lib/sample_controller/triggers.ts";
-import { DEPLOYMENTS } from "../../lib/client/mod.ts";
+import { DEPLOYMENTS } from "../../lib/resources/mod.ts";
 import { type Foo, FOOS } from "../../lib/sample_controller/types.ts";
 import { FakeClock, flush } from "../_util/fake_clock.ts";
 import { FakeInformers } from "../controller/fake_informers.ts";

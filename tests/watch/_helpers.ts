@@ -1,12 +1,6 @@
 import { ApiError } from "../../lib/client/api_error.ts";
-import type {
-  KubeObject,
-  ListOptions,
-  ObjectList,
-  ResourceRef,
-  Status,
-  WatchOptions,
-} from "../../lib/client/types.ts";
+import type { KubeObject, ObjectList, ResourceRef, Status } from "../../lib/resources/object.ts";
+import type { ListOptions, WatchOptions } from "../../lib/client/types.ts";
 import type { ListWatcher } from "../../lib/watch/list_watcher.ts";
 import { type FakeClock, flush } from "../_util/fake_clock.ts";
 

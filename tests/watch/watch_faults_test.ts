@@ -4,13 +4,8 @@
  */
 import assert from "node:assert/strict";
 import { ApiError } from "../../lib/client/api_error.ts";
-import type {
-  KubeObject,
-  ListOptions,
-  ObjectList,
-  ResourceRef,
-  WatchOptions,
-} from "../../lib/client/types.ts";
+import type { KubeObject, ObjectList, ResourceRef } from "../../lib/resources/object.ts";
+import type { ListOptions, WatchOptions } from "../../lib/client/types.ts";
 import type { ListWatcher } from "../../lib/watch/list_watcher.ts";
 import { WatchDecodeError } from "../../lib/watch/watch_decode_error.ts";
 import { WatchIdleTimeoutError } from "../../lib/watch/watch_idle_timeout_error.ts";

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { ApiError, isGoneStatus } from "../../lib/client/api_error.ts";
-import type { KubeObject } from "../../lib/client/types.ts";
+import type { KubeObject } from "../../lib/resources/object.ts";
 import { WatchEndedEarlyError } from "../../lib/watch/watch_ended_early_error.ts";
 import type { WatchEvent } from "../../lib/watch/watch_event.ts";
 import {

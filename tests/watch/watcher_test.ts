@@ -6,7 +6,8 @@ import { WatchIdleTimeoutError } from "../../lib/watch/watch_idle_timeout_error.
 import { watcher, type WatcherOptions } from "../../lib/watch/watcher.ts";
 import type { WatcherEvent } from "../../lib/watch/watcher_event.ts";
 import type { ListWatcher } from "../../lib/watch/list_watcher.ts";
-import type { KubeObject, ListOptions, ObjectList, ResourceRef } from "../../lib/client/types.ts";
+import type { KubeObject, ObjectList, ResourceRef } from "../../lib/resources/object.ts";
+import type { ListOptions } from "../../lib/client/types.ts";
 import { FakeClock, flush } from "../_util/fake_clock.ts";
 import {
   apiError,

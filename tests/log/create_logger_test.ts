@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { createLogger, type LoggerOptions } from "../../lib/observe/logger.ts";
+import { createLogger, type LoggerOptions } from "../../lib/log/create_logger.ts";
 import { FakeClock } from "../_util/fake_clock.ts";
 
 const START = Date.UTC(2026, 0, 1);

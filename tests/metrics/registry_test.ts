@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import { MetricsRegistry } from "../../lib/observe/metrics.ts";
-import { exponentialBuckets } from "../../lib/observe/exposition.ts";
+import { MetricsRegistry } from "../../lib/metrics/registry.ts";
+import { exponentialBuckets } from "../../lib/metrics/exposition.ts";
 import { checkMetrics } from "../_util/metrics_check.ts";
 
 Deno.test("a small registry renders exactly in the text exposition format", () => {

@@ -1,6 +1,6 @@
-import type { QueueMetrics } from "../queue/queue_metrics.ts";
-import { exponentialBuckets } from "./exposition.ts";
-import type { MetricsRegistry } from "./metrics.ts";
+import type { QueueMetrics } from "./queue_metrics.ts";
+import { exponentialBuckets } from "../metrics/exposition.ts";
+import type { MetricsRegistry } from "../metrics/registry.ts";
 
 /** controller-runtime's workqueue duration buckets: 10 ns to 1000 s, one per power of ten. */
 const DURATION_BUCKETS = exponentialBuckets(1e-8, 10, 12);

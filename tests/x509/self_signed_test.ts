@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { createPrivateKey, X509Certificate } from "node:crypto";
-import { oid, sequence, set, smallInteger, time, tlv, unsignedInteger } from "../../lib/observe/der.ts";
-import { isCertificateHost, selfSignedCertificate } from "../../lib/observe/self_signed.ts";
+import { oid, sequence, set, smallInteger, time, tlv, unsignedInteger } from "../../lib/x509/der_writer.ts";
+import { isCertificateHost, selfSignedCertificate } from "../../lib/x509/self_signed.ts";
 
 const hex = (bytes: Uint8Array) => Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join(" ");
 

@@ -6,7 +6,7 @@
  * @module
  */
 import { ipAddressBytes } from "../_internal/ip_address.ts";
-import type { AltName, Certificate } from "../_internal/x509_certificate.ts";
+import type { AltName, Certificate } from "./certificate.ts";
 
 /**
  * True when `cert` names `name` (a host name, or an IPv4/IPv6 address without brackets). An IPv6

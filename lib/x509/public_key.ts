@@ -4,9 +4,9 @@
  * decides the key's type, and it is imported once per certificate and algorithm.
  * @module
  */
-import type { Certificate } from "../_internal/x509_certificate.ts";
-import { DerReader, encoding, readBitString, readOid, Tag } from "../_internal/der_reader.ts";
-import { EC_PUBLIC_KEY, ED25519, NAMED_CURVES, RSA_ENCRYPTION } from "../_internal/key_algorithms.ts";
+import type { Certificate } from "./certificate.ts";
+import { DerReader, encoding, readBitString, readOid, Tag } from "./der_reader.ts";
+import { EC_PUBLIC_KEY, ED25519, NAMED_CURVES, RSA_ENCRYPTION } from "./key_algorithms.ts";
 
 /** What the signature check needs to know about a key before importing it. */
 export type PublicKey =

@@ -1,6 +1,6 @@
 import { type Clock, systemClock } from "../time/clock.ts";
 import { isSecretName, REDACTED, toLogValue } from "./log_value.ts";
-import type { LogFields, Logger } from "./types.ts";
+import type { LogFields, Logger } from "./logger.ts";
 
 /** Severity of a log line, from the most verbose. */
 export type LogLevel = "debug" | "info" | "warn" | "error";

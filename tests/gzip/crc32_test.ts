@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { crc32 as reference } from "node:zlib";
-import { crc32, crc32Byte } from "../../lib/http/_crc32.ts";
+import { crc32, crc32Byte } from "../../lib/gzip/crc32.ts";
 import { seededRandom } from "../_util/seeded_random.ts";
 
 Deno.test("CRC-32 matches node:zlib for every length around the two-lane blocks, whole or in parts", () => {

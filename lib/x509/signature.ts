@@ -6,18 +6,11 @@
  * refused.
  * @module
  */
-import type { Certificate } from "../_internal/x509_certificate.ts";
-import { ED25519 } from "../_internal/key_algorithms.ts";
-import {
-  contents,
-  DerReader,
-  type Element,
-  readOid,
-  readSmallInteger,
-  Tag,
-} from "../_internal/der_reader.ts";
-import { type ImportAlgorithm, importedKey, publicKeyOf } from "./_public_key.ts";
-import { rawEcdsaSignature } from "./_ecdsa_signature.ts";
+import type { Certificate } from "./certificate.ts";
+import { ED25519 } from "./key_algorithms.ts";
+import { contents, DerReader, type Element, readOid, readSmallInteger, Tag } from "./der_reader.ts";
+import { type ImportAlgorithm, importedKey, publicKeyOf } from "./public_key.ts";
+import { rawEcdsaSignature } from "./ecdsa_signature.ts";
 
 /** The certificate uses a signature algorithm this check does not accept. */
 export class UnsupportedAlgorithmError extends Error {

@@ -2,10 +2,10 @@
 // checks, and what may (not) come after a member.
 import assert from "node:assert/strict";
 import { crc32, deflateRawSync, gzipSync } from "node:zlib";
-import { GzipDecoder } from "../../lib/http/_gzip_members.ts";
-import { InflateError } from "../../lib/http/_inflate.ts";
-import { gzipMember, PLAIN_HEADER } from "./_deflate_writer.ts";
-import { concat, enc, gzip as compressionStreamGzip, splits } from "./_helpers.ts";
+import { GzipDecoder } from "../../lib/gzip/members.ts";
+import { InflateError } from "../../lib/gzip/inflate.ts";
+import { gzipMember, PLAIN_HEADER } from "../http/_deflate_writer.ts";
+import { concat, enc, gzip as compressionStreamGzip, splits } from "../http/_helpers.ts";
 
 const KiB = 1024;
 const MiB = 1024 * KiB;

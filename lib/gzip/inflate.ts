@@ -10,7 +10,7 @@
 // decode a whole symbol (code, extra bits, distance, copy) without checking either; near the end of
 // an input chunk or of the room it decodes one step at a time, and can stop and resume anywhere,
 // even inside a code.
-import { HuffmanTable, K_END, K_LIT, K_MATCH, K_SUB } from "./_huffman_table.ts";
+import { HuffmanTable, K_END, K_LIT, K_MATCH, K_SUB } from "./huffman_table.ts";
 
 /** The compressed data is not valid DEFLATE or gzip; the message says what is wrong. */
 export class InflateError extends Error {

@@ -6,10 +6,10 @@
  * here because WebCrypto imports only that.
  * @module
  */
-import { DerReader, type Element, readOid, Tag } from "../_internal/der_reader.ts";
-import { EC_PUBLIC_KEY, ED25519, NAMED_CURVES, RSA_ENCRYPTION } from "../_internal/key_algorithms.ts";
-import { pemBodyBytes } from "../_internal/pem.ts";
-import { nullValue, octetString, oid, sequence, smallInteger } from "./der.ts";
+import { DerReader, type Element, readOid, Tag } from "./der_reader.ts";
+import { EC_PUBLIC_KEY, ED25519, NAMED_CURVES, RSA_ENCRYPTION } from "./key_algorithms.ts";
+import { pemBodyBytes } from "./pem.ts";
+import { nullValue, octetString, oid, sequence, smallInteger } from "./der_writer.ts";
 
 /** Thrown for an encrypted PEM private key: the TLS server has no passphrase to open it. */
 export class EncryptedKeyError extends Error {

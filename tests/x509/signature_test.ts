@@ -1,13 +1,13 @@
-// The signature check on its own (lib/http/_signature.ts, with WebCrypto): every algorithm and
+// The signature check on its own (lib/x509/signature.ts, with WebCrypto): every algorithm and
 // curve it accepts against certificates OpenSSL signed (fixtures/trust/signatures/, see its
 // README.md), ECDSA signatures of every shape, keys of the wrong type, malformed keys and signatures.
 import assert from "node:assert/strict";
-import { type Certificate, parseCertificate, pemCertificates } from "../../lib/_internal/x509_certificate.ts";
-import { contents, DerReader, encoding, Tag } from "../../lib/_internal/der_reader.ts";
-import { signedBy, UnsupportedAlgorithmError } from "../../lib/http/_signature.ts";
-import { rawEcdsaSignature } from "../../lib/http/_ecdsa_signature.ts";
-import { parseTrustAnchors, verifyServerCertificate } from "../../lib/http/server_certificate.ts";
-import { trustFixture } from "./_chain_server.ts";
+import { type Certificate, parseCertificate, pemCertificates } from "../../lib/x509/certificate.ts";
+import { contents, DerReader, encoding, Tag } from "../../lib/x509/der_reader.ts";
+import { signedBy, UnsupportedAlgorithmError } from "../../lib/x509/signature.ts";
+import { rawEcdsaSignature } from "../../lib/x509/ecdsa_signature.ts";
+import { parseTrustAnchors, verifyServerCertificate } from "../../lib/x509/server_certificate.ts";
+import { trustFixture } from "../http/_chain_server.ts";
 
 const NOW = Date.UTC(2030, 0, 1);
 const der = (name: string) => pemCertificates(trustFixture(name))[0]!;

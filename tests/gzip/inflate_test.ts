@@ -2,7 +2,7 @@
 // anywhere, and every kind of invalid data RFC 1951 rules out.
 import assert from "node:assert/strict";
 import { constants, deflateRawSync } from "node:zlib";
-import { InflateError, Inflater, NEED_INPUT, STREAM_END } from "../../lib/http/_inflate.ts";
+import { InflateError, Inflater, NEED_INPUT, STREAM_END } from "../../lib/gzip/inflate.ts";
 import { seededRandom } from "../_util/seeded_random.ts";
 import {
   BitWriter,
@@ -12,8 +12,8 @@ import {
   fixedSymbol,
   lengthsOf,
   writeSymbol,
-} from "./_deflate_writer.ts";
-import { concat, enc } from "./_helpers.ts";
+} from "../http/_deflate_writer.ts";
+import { concat, enc } from "../http/_helpers.ts";
 
 const KiB = 1024;
 const MiB = 1024 * KiB;

@@ -12,7 +12,7 @@ import {
   time,
   unsignedInteger,
   utf8String,
-} from "./der.ts";
+} from "./der_writer.ts";
 import { ipAddressBytes } from "../_internal/ip_address.ts";
 
 /** A certificate chain and its private key, both PEM. */

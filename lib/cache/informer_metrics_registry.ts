@@ -1,5 +1,5 @@
-import type { InformerMetrics } from "../cache/informer_metrics.ts";
-import type { MetricsRegistry } from "./metrics.ts";
+import type { InformerMetrics } from "./informer_metrics.ts";
+import type { MetricsRegistry } from "../metrics/registry.ts";
 
 /**
  * Informer metrics hooks backed by `registry`. No peer exposes these; they answer "is my cache

@@ -1,14 +1,14 @@
 // The server-certificate check on its own, without sockets: algorithms, constraints, names and
 // malformed input. The attacks over real sockets are in tls_chain_test.ts.
 import assert from "node:assert/strict";
-import { pemCertificates } from "../../lib/_internal/x509_certificate.ts";
+import { pemCertificates } from "../../lib/x509/certificate.ts";
 import {
   parseTrustAnchors,
   ServerCertificateError,
   ServerCertificateVerifier,
   verifyServerCertificate,
-} from "../../lib/http/server_certificate.ts";
-import { trustFixture } from "./_chain_server.ts";
+} from "../../lib/x509/server_certificate.ts";
+import { trustFixture } from "../http/_chain_server.ts";
 
 const NOW = Date.UTC(2030, 0, 1);
 const der = (name: string) => pemCertificates(trustFixture(name))[0]!;

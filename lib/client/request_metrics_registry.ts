@@ -1,5 +1,5 @@
-import type { RequestMetrics } from "../client/request_metrics.ts";
-import type { MetricsRegistry } from "./metrics.ts";
+import type { RequestMetrics } from "./request_metrics.ts";
+import type { MetricsRegistry } from "../metrics/registry.ts";
 
 /** client-go's request latency buckets, in seconds. */
 const LATENCY_BUCKETS = [0.005, 0.025, 0.1, 0.25, 0.5, 1, 2, 4, 8, 15, 30, 60];

@@ -4,7 +4,7 @@
  * accepted per signature, as a DER-checking verifier (OpenSSL, Go) accepts.
  * @module
  */
-import { contents, DerReader, Tag } from "../_internal/der_reader.ts";
+import { contents, DerReader, Tag } from "./der_reader.ts";
 
 /**
  * r‖s, each left-padded to `size` bytes (32, 48 or 66 for P-256, P-384, P-521); undefined unless

@@ -4,9 +4,9 @@
  * signature (never by name alone), every intermediate checked as a CA within its dates.
  * @module
  */
-import type { Certificate } from "../_internal/x509_certificate.ts";
-import { sameBytes } from "../_internal/der_reader.ts";
-import { signedBy, UnsupportedAlgorithmError } from "./_signature.ts";
+import type { Certificate } from "./certificate.ts";
+import { sameBytes } from "./der_reader.ts";
+import { signedBy, UnsupportedAlgorithmError } from "./signature.ts";
 
 const MAX_DEPTH = 8;
 const MAX_SIGNATURE_CHECKS = 32;

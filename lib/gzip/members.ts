@@ -1,7 +1,7 @@
 // The gzip file format (RFC 1952) around DEFLATE data: a sequence of members, each a header, a
 // DEFLATE stream and a trailer with the CRC-32 and length of the member's data.
-import { crc32, crc32Byte } from "./_crc32.ts";
-import { InflateError, Inflater, NEED_INPUT, STREAM_END } from "./_inflate.ts";
+import { crc32, crc32Byte } from "./crc32.ts";
+import { InflateError, Inflater, NEED_INPUT, STREAM_END } from "./inflate.ts";
 
 // Decoder states, in the order a member's parts come.
 const G_FIRST = 0; // before the first member: the data may also end here (an empty body)

@@ -1,7 +1,7 @@
-import { certificateMatchesName, describeNames } from "./_cert_name.ts";
-import { type Certificate, parseCertificate, pemCertificates } from "../_internal/x509_certificate.ts";
-import { sameBytes } from "../_internal/der_reader.ts";
-import { ChainTooComplexError, findPath } from "./_path_search.ts";
+import { certificateMatchesName, describeNames } from "./name_match.ts";
+import { type Certificate, parseCertificate, pemCertificates } from "./certificate.ts";
+import { sameBytes } from "./der_reader.ts";
+import { ChainTooComplexError, findPath } from "./path_search.ts";
 
 /** The server's certificate chain was refused; the message says why, for a person to act on. */
 export class ServerCertificateError extends Error {

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { informerMetricsFor, MetricsRegistry } from "../../lib/observe/mod.ts";
+import { informerMetricsFor } from "../../lib/cache/informer_metrics_registry.ts";
+import { MetricsRegistry } from "../../lib/metrics/registry.ts";
 
 Deno.test("informer hooks feed the kubeloop_informer_* series labelled by resource", () => {
   const registry = new MetricsRegistry();

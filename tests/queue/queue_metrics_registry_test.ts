@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import { MetricsRegistry } from "../../lib/observe/metrics.ts";
-import { queueMetricsFor } from "../../lib/observe/queue_metrics.ts";
+import { MetricsRegistry } from "../../lib/metrics/registry.ts";
+import { queueMetricsFor } from "../../lib/queue/queue_metrics_registry.ts";
 import { RateLimitingQueue } from "../../lib/queue/rate_limiting_queue.ts";
 import { FakeClock } from "../_util/fake_clock.ts";
 
