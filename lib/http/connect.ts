@@ -1,6 +1,7 @@
 import { type ByteSocket, Connection } from "./connection.ts";
 import { ConnectError, TimeoutError, TlsError } from "./errors.ts";
-import { describeTlsFailure, isTlsFailure, type TlsConnector } from "./tls.ts";
+import type { TlsConnector } from "./tls.ts";
+import { describeTlsFailure, isTlsFailure } from "./tls_failure.ts";
 
 /** What opening a connection needs. */
 export interface ConnectOptions {

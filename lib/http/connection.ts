@@ -1,5 +1,5 @@
 import { HttpError, TimeoutError, TlsError } from "./errors.ts";
-import { describeTlsFailure, isTlsFailure } from "./tls.ts";
+import { describeTlsFailure, isTlsFailure } from "./tls_failure.ts";
 
 /** The byte-level socket a Connection needs; `Deno.Conn` fits, and so does the node:tls adapter. */
 export interface ByteSocket {

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { HttpClient, type HttpClientOptions, TlsError } from "../../lib/http/mod.ts";
-import { describeTlsFailure } from "../../lib/http/tls.ts";
+import { describeTlsFailure } from "../../lib/http/tls_failure.ts";
 import type { LogFields, Logger } from "../../lib/log/logger.ts";
 import { keepAliveHandler, ScriptedServer, type ServerConn } from "./_server.ts";
 
