@@ -1,12 +1,15 @@
+/**
+ * The watcher's protocol as data, in one file: its phases, the I/O it asks for ({@linkcode nextAction}),
+ * the results fed back ({@linkcode WatcherInput}) and one pure transition function ({@linkcode step}).
+ * The driver (`watcher.ts`) does all I/O and timing; everything decided here is tested transition by
+ * transition without sockets (tests/watch/watcher_state_test.ts).
+ * @module
+ */
 import { ApiError, isGoneStatus } from "../client/api_error.ts";
-import type { KubeObject, ObjectList } from "../resources/object.ts";
-import { stepInitStreaming } from "./_watcher_init_streaming.ts";
-import { errorEvent, isGone, relist, restartPhase, to, unexpected } from "./_watcher_transition.ts";
+import type { KubeObject, ObjectList, Status } from "../resources/object.ts";
 import { WatchEndedEarlyError } from "./watch_ended_early_error.ts";
-import { assertNever, type WatchEvent } from "./watch_event.ts";
+import { assertNever, isInitialEventsEnd, type WatchEvent } from "./watch_event.ts";
 import type { WatcherEvent } from "./watcher_event.ts";
-
-export { isGone } from "./_watcher_transition.ts";
 
 /**
  * How the watcher gets the initial state: "paged" (the default) lists in pages then watches; "stream"
@@ -113,8 +116,8 @@ const SHORT_WATCH_MS = 1_000;
 
 /**
  * The state machine's transition function, and its only entry point. Pure: no I/O, no clock, no
- * randomness, so every transition is tested directly. The streaming-list phase is handled in
- * `_watcher_init_streaming.ts`.
+ * randomness, so every transition is tested directly. The streaming-list phase is handled by
+ * `stepInitStreaming` below.
  */
 export function step<T extends KubeObject>(
   state: WatcherState,
@@ -204,4 +207,157 @@ function watching(resourceVersion: string): WatcherPhase {
 
 function initListed(resourceVersion: string): WatcherPhase {
   return { kind: "initListed", resourceVersion };
+}
+
+// The streaming list (a watch with sendInitialEvents=true), including "auto"'s one-way fallback.
+
+type StreamingPhase = Extract<WatcherPhase, { kind: "initStreaming" }>;
+
+/** The inputs a streaming list can receive (list answers cannot happen in this phase). */
+type StreamingInput<T extends KubeObject> = Exclude<
+  WatcherInput<T>,
+  { kind: "listed" } | { kind: "listFailed" }
+>;
+
+/** One transition in the `initStreaming` phase. Pure. */
+function stepInitStreaming<T extends KubeObject>(
+  state: WatcherState,
+  p: StreamingPhase,
+  input: StreamingInput<T>,
+): WatcherTransition<T> {
+  const auto = state.strategy === "auto";
+  switch (input.kind) {
+    case "watchOpened":
+      return to(state, { ...p, open: true, started: false });
+    case "watchFailed":
+      if (isGone(input.error)) return relist(state, "watch answered 410 Gone; listing again from scratch");
+      if (auto && rejectsStreaming(statusOf(input.error))) {
+        return fallBack(`the server rejected it (${errorText(input.error)})`);
+      }
+      return { state, events: [errorEvent(input.error)] };
+    case "event":
+      return onInitEvent(state, p, input.event);
+    case "streamEnded":
+      if (auto) return fallBack("the stream ended before initial-events-end");
+      return restartStream(state, p, new Error("Watch stream ended before the initial-events-end bookmark"));
+    case "streamFailed":
+      return restartStream(state, p, input.error);
+    default:
+      return assertNever(input, "watcher input");
+  }
+}
+
+function onInitEvent<T extends KubeObject>(
+  state: WatcherState,
+  p: StreamingPhase,
+  event: WatchEvent<T>,
+): WatcherTransition<T> {
+  const auto = state.strategy === "auto";
+  const events: WatcherEvent<T>[] = p.started ? [] : [{ type: "init" }];
+  const started = { ...state, phase: { ...p, started: true } };
+  switch (event.type) {
+    case "ADDED":
+    case "MODIFIED":
+      events.push({ type: "initApply", object: event.object });
+      return { state: started, events };
+    case "BOOKMARK": {
+      if (isInitialEventsEnd(event)) {
+        const rv = event.object.metadata.resourceVersion ?? "";
+        events.push({ type: "initDone", resourceVersion: rv });
+        const strategy = auto ? "stream" : state.strategy;
+        return { state: { strategy, phase: { kind: "watching", resourceVersion: rv } }, events };
+      }
+      if (auto && !p.started) return fallBack("the first event was a bookmark without initial-events-end");
+      return { state: started, events };
+    }
+    case "DELETED":
+      if (auto) return fallBack("a DELETED event arrived among the initial events");
+      return restartStream(state, p, new Error("Watch sent DELETED before the initial-events-end bookmark"));
+    case "ERROR":
+      if (isGoneStatus(event.object)) return relist(state, "watch sent ERROR 410 Gone; listing again");
+      if (auto && rejectsStreaming(event.object)) {
+        return fallBack(`the server rejected it (${event.object.message ?? event.object.code})`);
+      }
+      return restartStream(state, p, new ApiError(event.object));
+    default:
+      return assertNever(event, "watch event");
+  }
+}
+
+/** Closes the stream and starts the streaming list over, yielding `error` so the backoff applies. */
+function restartStream<T extends KubeObject>(
+  state: WatcherState,
+  p: StreamingPhase,
+  error: unknown,
+): WatcherTransition<T> {
+  return to(state, { ...p, open: false, started: false }, [errorEvent(error)]);
+}
+
+/** "auto" gives up on streaming lists for good. */
+function fallBack<T extends KubeObject>(why: string): WatcherTransition<T> {
+  return {
+    state: { strategy: "paged", phase: { kind: "empty" } },
+    events: [],
+    notice: `Streaming list not usable (${why}); using paged lists from now on`,
+  };
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+function statusOf(error: unknown): Status | undefined {
+  if (error instanceof ApiError) {
+    return error.status.code ? error.status : { ...error.status, code: error.code };
+  }
+  return undefined;
+}
+
+/** Answers that mean "this server does not do streaming lists" (old server, feature gate off, policy). */
+function rejectsStreaming(status: Status | undefined): boolean {
+  if (!status) return false;
+  if (status.code !== undefined && [400, 403, 405, 422, 501].includes(status.code)) return true;
+  return /not supported|sendInitialEvents|resourceVersionMatch|WatchList/i.test(status.message ?? "");
+}
+
+// Building blocks shared by both parts.
+
+/** The same strategy in a new phase, yielding `events`. */
+function to<T extends KubeObject>(
+  state: WatcherState,
+  phase: WatcherPhase,
+  events: WatcherEvent<T>[] = [],
+): WatcherTransition<T> {
+  return { state: { ...state, phase }, events };
+}
+
+/** Where a full (re)list starts for `strategy`. */
+function restartPhase(strategy: InitialListMode): WatcherPhase {
+  return strategy === "paged" ? { kind: "empty" } : { kind: "initStreaming", open: false, started: false };
+}
+
+/** After a 410: list again from the newest state (a consistent read), so the cache cannot go back in time. */
+function relist<T extends KubeObject>(state: WatcherState, notice: string): WatcherTransition<T> {
+  return { state: { ...state, phase: restartPhase(state.strategy) }, events: [], notice };
+}
+
+/** An input the phase cannot receive: reported as an error (a bug), never silently ignored. */
+function unexpected<T extends KubeObject>(state: WatcherState, input: string): WatcherTransition<T> {
+  return {
+    state,
+    events: [errorEvent(new Error(`Watcher bug: input "${input}" in phase "${state.phase.kind}"`))],
+  };
+}
+
+/** An `error` watcher event; non-Error throwables are wrapped so consumers always get an Error. */
+function errorEvent<T extends KubeObject>(error: unknown): WatcherEvent<T> {
+  return {
+    type: "error",
+    error: error instanceof Error ? error : new Error(String(error), { cause: error }),
+  };
+}
+
+/** 410 Gone / reason Expired or Gone: the resourceVersion is too old and only a relist helps. */
+export function isGone(error: unknown): boolean {
+  return error instanceof ApiError && error.isGone;
 }
