@@ -1,5 +1,5 @@
-import type { ConfigClock } from "./config_clock.ts";
-import { type ConfigLogger, silentConfigLogger } from "./config_logger.ts";
+import type { Clock } from "../time/clock.ts";
+import { type Logger, noopLogger } from "../log/logger.ts";
 import { systemClock } from "../time/clock.ts";
 import { ConfigError } from "./config_error.ts";
 import type { ExecConfig } from "./exec_config.ts";
@@ -47,7 +47,7 @@ export interface ExecCredentialSourceOptions {
    * Decides when credentials have expired.
    * @default {systemClock}
    */
-  clock?: ConfigClock;
+  clock?: Clock;
   /**
    * The kubeconfig file and field of the exec block, for error messages.
    * @default {no kubeconfig location in messages}
@@ -58,7 +58,7 @@ export interface ExecCredentialSourceOptions {
    * never part of an error message.
    * @default {a logger that drops everything}
    */
-  logger?: ConfigLogger;
+  logger?: Logger;
 }
 
 /**
@@ -73,8 +73,8 @@ export class ExecCredentialSource implements CredentialSource {
   #exec: ExecConfig;
   #options: ExecCredentialSourceOptions;
   #run: ExecRunner;
-  #clock: ConfigClock;
-  #logger: ConfigLogger;
+  #clock: Clock;
+  #logger: Logger;
   #cached: { credentials: Credentials; expiresAt: number | undefined } | undefined;
   readonly #runs = new SharedRun<Credentials>((signal) => this.#execute(signal));
 
@@ -106,7 +106,7 @@ export class ExecCredentialSource implements CredentialSource {
     this.#options = options;
     this.#run = options.runCommand ?? defaultExecRunner;
     this.#clock = options.clock ?? systemClock;
-    this.#logger = options.logger ?? silentConfigLogger;
+    this.#logger = options.logger ?? noopLogger;
   }
 
   /** Cached credentials, or the plugin's fresh answer once they expired or were invalidated. */
@@ -161,7 +161,7 @@ export class ExecCredentialSource implements CredentialSource {
     }
     const stderr = result.stderr.trim();
     if (stderr !== "") {
-      this.#logger.debug?.("exec plugin wrote to stderr", {
+      this.#logger.debug("exec plugin wrote to stderr", {
         user: this.#options.user,
         command: exec.command,
         code: result.code,

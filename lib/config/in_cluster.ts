@@ -1,6 +1,5 @@
-import type { ConfigClock } from "./config_clock.ts";
-import type { ConfigLogger } from "./config_logger.ts";
-import { silentConfigLogger } from "./config_logger.ts";
+import type { Clock } from "../time/clock.ts";
+import { type Logger, noopLogger } from "../log/logger.ts";
 import { ConfigError } from "./config_error.ts";
 import { TokenFileSource } from "./token_file.ts";
 import { caBundleProblem } from "../x509/server_certificate.ts";
@@ -38,12 +37,12 @@ export interface InClusterOptions {
    * Times token re-reads.
    * @default {systemClock}
    */
-  clock?: ConfigClock;
+  clock?: Clock;
   /**
    * Receives warnings (e.g. a token re-read that failed).
    * @default {a logger that drops everything}
    */
-  logger?: ConfigLogger;
+  logger?: Logger;
   /**
    * Aborts the initial token read.
    * @default {never aborted}
@@ -71,7 +70,7 @@ export async function inClusterConfig(options: InClusterOptions = {}): Promise<C
   const env: GetEnv = options.env ?? defaultEnv;
   const read: ReadTextFile = options.readTextFile ?? defaultReadTextFile;
   const dir = options.dir ?? DEFAULT_IN_CLUSTER_DIR;
-  const logger = options.logger ?? silentConfigLogger;
+  const logger = options.logger ?? noopLogger;
   const host = env("KUBERNETES_SERVICE_HOST");
   const port = env("KUBERNETES_SERVICE_PORT");
   if (!host || !port) {

@@ -1,6 +1,5 @@
-import type { ConfigClock } from "./config_clock.ts";
-import type { ConfigLogger } from "./config_logger.ts";
-import { silentConfigLogger } from "./config_logger.ts";
+import type { Clock } from "../time/clock.ts";
+import { type Logger, noopLogger } from "../log/logger.ts";
 import { ConfigError } from "./config_error.ts";
 import type { ExecRunner } from "./exec_runner.ts";
 import { inClusterConfig, isInCluster } from "./in_cluster.ts";
@@ -59,7 +58,7 @@ export interface LoadConfigOptions {
    * Times token-file re-reads and exec credential expiry.
    * @default {systemClock}
    */
-  clock?: ConfigClock;
+  clock?: Clock;
   /**
    * Runs exec credential plugins.
    * @default {a runner using Deno.Command}
@@ -69,7 +68,7 @@ export interface LoadConfigOptions {
    * Receives warnings.
    * @default {a logger that drops everything}
    */
-  logger?: ConfigLogger;
+  logger?: Logger;
   /**
    * Aborts file reads.
    * @default {never aborted}
@@ -96,7 +95,7 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Clust
   options.signal?.throwIfAborted();
   const env: GetEnv = options.env ?? defaultEnv;
   const read: ReadTextFile = options.readTextFile ?? defaultReadTextFile;
-  const logger = options.logger ?? silentConfigLogger;
+  const logger = options.logger ?? noopLogger;
   const resolveOptions = {
     readTextFile: read,
     logger,

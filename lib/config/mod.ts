@@ -6,8 +6,6 @@
 export type { ClusterConfig, Credentials, CredentialSource } from "./types.ts";
 // Re-exported because the options and results below mention them.
 export type { TlsOptions } from "../http/types.ts";
-export type { ConfigClock } from "./config_clock.ts";
-export { type ConfigLogger, silentConfigLogger } from "./config_logger.ts";
 export { ConfigError, type ConfigErrorOptions, type ConfigErrorReason } from "./config_error.ts";
 export { loadConfig, type LoadConfigOptions } from "./load_config.ts";
 export { DEFAULT_IN_CLUSTER_DIR, inClusterConfig, type InClusterOptions, isInCluster } from "./in_cluster.ts";

@@ -1,5 +1,5 @@
-import type { ConfigClock } from "./config_clock.ts";
-import type { ConfigLogger } from "./config_logger.ts";
+import type { Clock } from "../time/clock.ts";
+import type { Logger } from "../log/logger.ts";
 import type { TlsOptions } from "../http/types.ts";
 import { ConfigError } from "./config_error.ts";
 import { type ExecClusterInfo, ExecCredentialSource } from "./exec_credential.ts";
@@ -32,7 +32,7 @@ export interface ResolveContextOptions {
    * Times token-file re-reads and exec credential expiry.
    * @default {systemClock}
    */
-  clock?: ConfigClock;
+  clock?: Clock;
   /**
    * Runs exec plugins.
    * @default {Deno.Command}
@@ -42,7 +42,7 @@ export interface ResolveContextOptions {
    * Receives warnings (e.g. failed token re-reads).
    * @default {a logger that drops everything}
    */
-  logger?: ConfigLogger;
+  logger?: Logger;
   /**
    * Aborts file reads.
    * @default {never aborted}

@@ -1,7 +1,6 @@
-import type { ConfigClock } from "./config_clock.ts";
+import type { Clock } from "../time/clock.ts";
 import { systemClock } from "../time/clock.ts";
-import type { ConfigLogger } from "./config_logger.ts";
-import { silentConfigLogger } from "./config_logger.ts";
+import { type Logger, noopLogger } from "../log/logger.ts";
 import { ConfigError } from "./config_error.ts";
 import type { Credentials, CredentialSource } from "./types.ts";
 import { defaultReadTextFile, messageOf, type ReadTextFile } from "./_private.ts";
@@ -17,7 +16,7 @@ export interface TokenFileSourceOptions {
    * Decides when the cached token is old.
    * @default {systemClock}
    */
-  clock?: ConfigClock;
+  clock?: Clock;
   /**
    * How long a token read from the file is reused before reading it again.
    * @default {60_000}
@@ -27,7 +26,7 @@ export interface TokenFileSourceOptions {
    * Receives a warning when a re-read fails and the previous token is kept.
    * @default {a logger that drops everything}
    */
-  logger?: ConfigLogger;
+  logger?: Logger;
   /**
    * The kubeconfig field that named the file, for error messages.
    * @default {the file path alone}
@@ -48,9 +47,9 @@ export class TokenFileSource implements CredentialSource {
   /** The token file's path. */
   readonly path: string;
   #read: ReadTextFile;
-  #clock: ConfigClock;
+  #clock: Clock;
   #refreshMs: number;
-  #logger: ConfigLogger;
+  #logger: Logger;
   #origin: { readonly file: string; readonly field: string } | undefined;
   #token: string | undefined;
   #readAt = 0;
@@ -63,7 +62,7 @@ export class TokenFileSource implements CredentialSource {
     this.#read = options.readTextFile ?? defaultReadTextFile;
     this.#clock = options.clock ?? systemClock;
     this.#refreshMs = options.refreshMs ?? 60_000;
-    this.#logger = options.logger ?? silentConfigLogger;
+    this.#logger = options.logger ?? noopLogger;
     this.#origin = options.origin;
   }
 

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
+import { MemoryLogger } from "../../lib/testing/memory_logger.ts";
 import {
   ConfigError,
-  type ConfigLogger,
   type ExecConfig,
   ExecCredentialSource,
   type ExecRunner,
@@ -122,17 +122,21 @@ Deno.test("provideClusterInfo sends the cluster in KUBERNETES_EXEC_INFO", async 
     }),
   });
   const { run, calls } = scriptedRunner({ ...credentialOutput(V1, { token: "t" }), stderr: "note\n" });
-  const debug: string[] = [];
+  const logger = new MemoryLogger();
   const config = await loadConfig({
     kubeconfig: "/k/config",
     readTextFile: fs.readTextFile,
     env: envOf(),
     runCommand: run,
-    logger: { warn() {}, debug: (message) => void debug.push(message) },
+    logger,
   });
   assert.equal(calls.length, 0, "the plugin runs on first use, not at load");
   assert.deepEqual(await config.credentials.get(), { token: "t" });
-  assert.deepEqual(debug, ["exec plugin wrote to stderr"], "the loader's logger reaches the plugin runner");
+  assert.deepEqual(
+    logger.messages("debug"),
+    ["exec plugin wrote to stderr"],
+    "the loader's logger reaches the plugin runner",
+  );
   assert.equal(calls[0]?.command, "/k/bin/cred", "relative to the kubeconfig's directory");
   assert.deepEqual(JSON.parse(calls[0]!.options.env["KUBERNETES_EXEC_INFO"]!), {
     apiVersion: V1,
@@ -173,11 +177,7 @@ Deno.test("provideClusterInfo passes disable-compression on to the plugin", asyn
 Deno.test("a failing plugin is an ExecFailed error naming the user; its stderr is only logged at debug level", async () => {
   const stderr = "error: token expired for alice@example.com, refresh token r3fr3sh\n";
   const { run } = scriptedRunner({ code: 1, stdout: "", stderr });
-  const lines: { level: string; message: string; fields?: Record<string, unknown> }[] = [];
-  const logger: ConfigLogger = {
-    warn: (message, fields) => void lines.push({ level: "warn", message, ...(fields && { fields }) }),
-    debug: (message, fields) => void lines.push({ level: "debug", message, ...(fields && { fields }) }),
-  };
+  const logger = new MemoryLogger();
   const source = new ExecCredentialSource(execConfig(), {
     user: "alice",
     runCommand: run,
@@ -194,9 +194,9 @@ Deno.test("a failing plugin is an ExecFailed error naming the user; its stderr i
       `(its stderr, ${stderr.trim().length} bytes, is logged at debug level)`,
   );
   assert.ok(!JSON.stringify({ message: error.message, cause: String(error.cause) }).includes("r3fr3sh"));
-  assert.deepEqual(lines, [{
+  assert.deepEqual(logger.lines, [{
     level: "debug",
-    message: "exec plugin wrote to stderr",
+    msg: "exec plugin wrote to stderr",
     fields: { user: "alice", command: "/bin/plugin", code: 1, stderr: stderr.trim() },
   }]);
 });
@@ -204,14 +204,14 @@ Deno.test("a failing plugin is an ExecFailed error naming the user; its stderr i
 Deno.test("a plugin's stderr on success is logged at debug level too, and nothing else is", async () => {
   const ok = credentialOutput("client.authentication.k8s.io/v1", { token: "tok" });
   const { run } = scriptedRunner({ ...ok, stderr: "cached token for alice\n" });
-  const levels: string[] = [];
+  const logger = new MemoryLogger();
   const source = new ExecCredentialSource(execConfig(), {
     user: "alice",
     runCommand: run,
-    logger: { warn: () => void levels.push("warn"), debug: () => void levels.push("debug") },
+    logger,
   });
   assert.deepEqual(await source.get(), { token: "tok" });
-  assert.deepEqual(levels, ["debug"]);
+  assert.deepEqual(logger.lines.map((l) => l.level), ["debug"]);
 });
 
 Deno.test("a plugin that cannot be found reports the install hint", async () => {

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { ConfigError, type ConfigLogger, inClusterConfig, isInCluster } from "../../lib/config/mod.ts";
+import { MemoryLogger } from "../../lib/testing/memory_logger.ts";
+import { ConfigError, inClusterConfig, isInCluster } from "../../lib/config/mod.ts";
 import { FakeClock } from "../_util/fake_clock.ts";
 import { CA_PEM, envOf, MemFs } from "./_helpers.ts";
 
@@ -69,15 +70,14 @@ async function caFailure(ca: string | Error): Promise<ConfigError> {
       : ca instanceof Error
       ? Promise.reject(ca)
       : Promise.resolve(ca);
-  const warnings: string[] = [];
-  const logger: ConfigLogger = { warn: (message) => void warnings.push(message) };
+  const logger = new MemoryLogger();
   const error = await inClusterConfig({ dir: DIR, env: env("10.0.0.1"), readTextFile, logger }).then(
     () => assert.fail("expected inClusterConfig to reject"),
     (e: unknown) => e,
   );
   assert.ok(error instanceof ConfigError, String(error));
   assert.equal(error.file, `${DIR}/ca.crt`);
-  assert.deepEqual(warnings, []);
+  assert.deepEqual(logger.messages("warn"), []);
   return error;
 }
 

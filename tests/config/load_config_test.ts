@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { ConfigError, type ConfigLogger, loadConfig, type LoadConfigOptions } from "../../lib/config/mod.ts";
+import { MemoryLogger } from "../../lib/testing/memory_logger.ts";
+import { ConfigError, loadConfig, type LoadConfigOptions } from "../../lib/config/mod.ts";
 import { CA_PEM, envOf, MemFs, simpleKubeconfig } from "./_helpers.ts";
 
 const SA = "/sa";
@@ -210,13 +211,12 @@ Deno.test("master overrides the in-cluster server, and alone gives an anonymous 
   assert.equal(inCluster.server.host, "proxy:8443");
   assert.equal(inCluster.inCluster, true, "still the pod's service account");
   assert.deepEqual(await inCluster.credentials.get(), { token: "sa-token" });
-  const warnings: string[] = [];
-  const logger: ConfigLogger = { warn: (message) => void warnings.push(message) };
+  const logger = new MemoryLogger();
   const alone = await load(new MemFs(), {}, { master: "http://127.0.0.1:8080", logger });
   assert.equal(alone.server.href, "http://127.0.0.1:8080/");
   assert.equal(alone.namespace, "default");
   assert.equal(alone.inCluster, false);
-  assert.equal(warnings.length, 1);
+  assert.equal(logger.messages("warn").length, 1);
 });
 
 Deno.test("with the in-cluster service account, a plain-HTTP master is refused: the token stays off the wire", async () => {

@@ -1,15 +1,15 @@
 import assert from "node:assert/strict";
-import { ConfigError, type ConfigLogger, TokenFileSource } from "../../lib/config/mod.ts";
+import { MemoryLogger } from "../../lib/testing/memory_logger.ts";
+import { ConfigError, TokenFileSource } from "../../lib/config/mod.ts";
 import { FakeClock } from "../_util/fake_clock.ts";
 import { MemFs } from "./_helpers.ts";
 
 function setup(token = "one") {
   const fs = new MemFs({ "/t": `${token}\n` });
   const clock = new FakeClock();
-  const warnings: string[] = [];
-  const logger: ConfigLogger = { warn: (message) => void warnings.push(message) };
+  const logger = new MemoryLogger();
   const source = new TokenFileSource("/t", { readTextFile: fs.readTextFile, clock, logger });
-  return { fs, clock, source, warnings };
+  return { fs, clock, source, logger };
 }
 
 Deno.test("the token file is read on first use and trimmed", async () => {
@@ -61,12 +61,12 @@ Deno.test("concurrent get() calls share one read", async () => {
 });
 
 Deno.test("a failed periodic re-read keeps the previous token with a warning and retries next time", async () => {
-  const { fs, clock, source, warnings } = setup();
+  const { fs, clock, source, logger } = setup();
   await source.get();
   fs.files.delete("/t");
   await clock.advance(60_000);
   assert.deepEqual(await source.get(), { token: "one" });
-  assert.equal(warnings.length, 1);
+  assert.equal(logger.messages("warn").length, 1);
   fs.files.set("/t", "back");
   assert.deepEqual(await source.get(), { token: "back" });
 });
