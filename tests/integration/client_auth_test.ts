@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { ApiError, KubeClient } from "../../lib/client/mod.ts";
 import { CONFIG_MAPS, type KubeObject, NAMESPACES, SECRETS } from "../../lib/resources/mod.ts";
 import { inClusterConfig, loadConfig } from "../../lib/config/mod.ts";
+import { systemClock } from "../../lib/time/clock.ts";
 import { b64, kubeconfigDoc, writeKubeconfig } from "../_util/clients.ts";
 import {
   caCert,
@@ -154,7 +155,7 @@ Deno.test("a static token and a token file authenticate; a rotated file is picke
     // The token file is re-read once a minute or after a 401. Time stands still for this client, so only
     // the 401 can make it read the rotated file; its request metrics show every answer it got.
     const answers: string[] = [];
-    const frozen = { now: () => 1_700_000_000_000 };
+    const frozen = { ...systemClock, now: () => 1_700_000_000_000 };
     await using fileClient = new KubeClient(
       await loadConfig({
         kubeconfig: await writeKubeconfig(dir, "file", kubeconfigDoc({ tokenFile: tokenPath }, ca)),
