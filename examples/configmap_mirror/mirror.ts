@@ -18,7 +18,7 @@ import {
   isControlledBy,
   jsonEqual,
   ownsSource,
-  type Request,
+  type ReconcileRequest,
   type ResourceClient,
   type Store,
 } from "../../lib/mod.ts";
@@ -74,7 +74,7 @@ function upToDate(mirror: DeepReadonly<ConfigMap>, source: DeepReadonly<ConfigMa
  * - source gone or unlabelled: delete our copy, if any (only if we control it).
  */
 export async function reconcileMirror(
-  { namespace, name }: Request,
+  { namespace, name }: ReconcileRequest,
   deps: MirrorDeps,
   signal?: AbortSignal,
 ): Promise<{ requeueAfterMs?: number }> {

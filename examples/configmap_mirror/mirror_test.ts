@@ -5,7 +5,7 @@
  *   deno test examples/configmap_mirror/mirror_test.ts
  */
 import assert from "node:assert/strict";
-import { CONFIG_MAPS, type ConfigMap, controller, SharedInformerFactory } from "../../lib/mod.ts";
+import { CONFIG_MAPS, type ConfigMap, Controller, SharedInformerFactory } from "../../lib/mod.ts";
 import { FakeApi, FakeEventRecorder } from "../../lib/testing/mod.ts";
 import { mirrorController, SOURCE_LABEL } from "./mirror.ts";
 
@@ -13,7 +13,7 @@ import { mirrorController, SOURCE_LABEL } from "./mirror.ts";
 function running(api: FakeApi) {
   const informers = new SharedInformerFactory(api, { freezeObjects: true });
   const recorder = new FakeEventRecorder();
-  const c = controller(informers, mirrorController({ informers, client: api, recorder }));
+  const c = new Controller(informers, mirrorController({ informers, client: api, recorder }));
   const stop = new AbortController();
   informers.start(stop.signal);
   const done = c.run({ signal: stop.signal });

@@ -13,7 +13,7 @@ export type DeepPartial<T> = unknown extends T ? T
 export interface ApplyMetadata {
   /** The object's name. */
   name: string;
-  /** Its namespace (namespaced kinds); undefined is accepted, so a `Request`'s namespace fits as it is. */
+  /** Its namespace (namespaced kinds); undefined is accepted, so a `ReconcileRequest`'s namespace fits as it is. */
   namespace?: string | undefined;
   /** Labels this field manager owns. */
   labels?: Record<string, string>;

@@ -16,7 +16,14 @@ import {
 } from "./metrics.ts";
 import { requestFor, requestForController } from "./owner.ts";
 import { stopWorkers } from "./shutdown.ts";
-import type { InformerLike, InformerSource, Predicate, Reconciler, Request, TriggerEvent } from "./types.ts";
+import type {
+  InformerLike,
+  InformerSource,
+  Predicate,
+  Reconciler,
+  ReconcileRequest,
+  TriggerEvent,
+} from "./types.ts";
 
 export type { ControllerOptions, OwnsSource, PrimarySource, WatchesSource } from "./controller_options.ts";
 
@@ -127,7 +134,7 @@ export class Controller<T extends KubeObject = KubeObject> {
   }
 
   /** Adds a request to the queue; a request without a name is a TypeError. */
-  enqueue(request: Request): void {
+  enqueue(request: ReconcileRequest): void {
     this.queue.add(requestKey(request));
   }
 
@@ -235,7 +242,7 @@ export class Controller<T extends KubeObject = KubeObject> {
   #watch<S extends KubeObject>(
     informer: InformerLike<S>,
     predicates: Predicate<S>[],
-    map: (obj: DeepReadonly<S>) => Request[],
+    map: (obj: DeepReadonly<S>) => ReconcileRequest[],
   ): InformerLike<S> {
     this.#informers.push(informer as unknown as InformerLike);
     const trigger = (event: TriggerEvent<S>) => {
@@ -321,18 +328,6 @@ export class Controller<T extends KubeObject = KubeObject> {
   }
 }
 
-/**
- * Builds a controller whose informers come from `informers` (usually the Manager's
- * SharedInformerFactory). Handlers are registered at once, so build controllers before starting the
- * informers. Run it with `controller.run({ signal })`, or let a Manager run it.
- */
-export function controller<T extends KubeObject = KubeObject>(
-  informers: InformerSource,
-  options: ControllerOptions<T>,
-): Controller<T> {
-  return new Controller<T>(informers, options);
-}
-
 /** A source's informer scope: its own fields, the namespace defaulting to the controller's. */
 function scopeOf(source: InformerScope, namespace: string | undefined): InformerScope {
   const ns = source.namespace ?? namespace;
@@ -345,6 +340,6 @@ function scopeOf(source: InformerScope, namespace: string | undefined): Informer
 }
 
 /** The queue key of a request: the cache key of the object it names. */
-function requestKey(request: Request): string {
+function requestKey(request: ReconcileRequest): string {
   return objectKey({ metadata: request });
 }

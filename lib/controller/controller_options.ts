@@ -5,7 +5,7 @@ import type { Logger } from "../log/logger.ts";
 import type { MetricsRegistry } from "../metrics/registry.ts";
 import type { RateLimiter } from "../queue/mod.ts";
 import type { Clock } from "../time/clock.ts";
-import type { Predicate, Reconciler, Request } from "./types.ts";
+import type { Predicate, Reconciler, ReconcileRequest } from "./types.ts";
 
 /**
  * The primary kind with the scope of its informer: `{ ref: CONFIG_MAPS, labelSelector: "mirror=true" }`
@@ -39,7 +39,7 @@ export interface WatchesSource extends InformerScope {
   /** The watched resource. */
   ref: ResourceRef;
   /** The requests a changed object triggers (called with the old and the new object of an update). */
-  map: (obj: DeepReadonly<KubeObject>) => Request[];
+  map: (obj: DeepReadonly<KubeObject>) => ReconcileRequest[];
   /**
    * Filters on this source (all must pass).
    * @default {[]}
@@ -136,14 +136,14 @@ export function ownsSource<S extends KubeObject>(
 /** A {@linkcode WatchesSource} whose `map` and predicates are typed by the watched kind. */
 export function watchesSource<S extends KubeObject>(
   ref: ResourceRef<S>,
-  map: (obj: DeepReadonly<S>) => Request[],
+  map: (obj: DeepReadonly<S>) => ReconcileRequest[],
   options: InformerScope & { readonly predicates?: Predicate<S>[] } = {},
 ): WatchesSource {
   const { predicates, ...scope } = options;
   return {
     ...scope,
     ref,
-    map: map as (obj: DeepReadonly<KubeObject>) => Request[],
+    map: map as (obj: DeepReadonly<KubeObject>) => ReconcileRequest[],
     ...(predicates ? { predicates: predicates as unknown as Predicate[] } : {}),
   };
 }

@@ -9,7 +9,7 @@ import { type CertificateSource, type ScrapeAuthorizer, serveObservability } fro
 import { type Logger, noopLogger } from "../log/logger.ts";
 import { MetricsRegistry } from "../metrics/registry.ts";
 import { type Clock, systemClock } from "../time/clock.ts";
-import { type Controller, controller, type ControllerOptions } from "./controller.ts";
+import { Controller, type ControllerOptions } from "./controller.ts";
 import { leaderMetricsFor } from "./metrics.ts";
 import type { InformerSource } from "./types.ts";
 
@@ -121,7 +121,7 @@ export class Manager {
   /** Builds a controller on the Manager's informers, registry, logger and clock, and registers it. */
   controller<T extends KubeObject>(options: ControllerOptions<T>): Controller<T> {
     if (this.#started) throw new Error("Register controllers before Manager.run");
-    const c = controller<T>(this.#factory, {
+    const c = new Controller<T>(this.#factory, {
       registry: this.registry,
       logger: this.#logger,
       clock: this.#clock,

@@ -5,8 +5,7 @@
  * @module
  */
 export {
-  type Controller,
-  controller,
+  Controller,
   type ControllerOptions,
   type ControllerRunOptions,
   type OwnsSource,
@@ -89,7 +88,7 @@ export type {
   Predicate,
   ReconcileContext,
   Reconciler,
-  Request,
+  ReconcileRequest,
   TriggerEvent,
 } from "./types.ts";
 export type { KubeObject, ObjectMeta, OwnerReference, ResourceRef } from "../resources/object.ts";

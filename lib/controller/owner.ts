@@ -1,7 +1,7 @@
 import type { DeepReadonly } from "../resources/deep_readonly.ts";
 import type { KubeObject, OwnerReference, ResourceRef } from "../resources/object.ts";
 import { apiVersionOf } from "../resources/api_version.ts";
-import type { Request } from "./types.ts";
+import type { ReconcileRequest } from "./types.ts";
 
 /** The ownerReference with `controller: true`, if any (there is at most one). */
 export function controllerOf(obj: DeepReadonly<KubeObject>): DeepReadonly<OwnerReference> | undefined {
@@ -88,7 +88,10 @@ export function isControlledBy(obj: DeepReadonly<KubeObject>, owner: DeepReadonl
  * compared; the version is ignored because owners may be written with any served version).
  * Owners live in the object's namespace, or are cluster-scoped.
  */
-export function requestForController(obj: DeepReadonly<KubeObject>, owner: ResourceRef): Request | undefined {
+export function requestForController(
+  obj: DeepReadonly<KubeObject>,
+  owner: ResourceRef,
+): ReconcileRequest | undefined {
   const ref = controllerOf(obj);
   if (!ref || ref.kind !== owner.kind || groupOf(ref.apiVersion) !== owner.group) return undefined;
   const namespace = obj.metadata.namespace;
@@ -96,7 +99,7 @@ export function requestForController(obj: DeepReadonly<KubeObject>, owner: Resou
 }
 
 /** The request for an object itself. */
-export function requestFor(obj: DeepReadonly<KubeObject>): Request {
+export function requestFor(obj: DeepReadonly<KubeObject>): ReconcileRequest {
   const name = obj.metadata.name ?? "";
   const namespace = obj.metadata.namespace;
   return namespace ? { namespace, name } : { name };

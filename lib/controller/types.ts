@@ -4,7 +4,7 @@ import type { InformerHandler, InformerScope, Store, SyncStatus } from "../cache
 import type { Logger } from "../log/logger.ts";
 
 /** What to reconcile: the primary object's name (and namespace when it is namespaced). */
-export interface Request {
+export interface ReconcileRequest {
   /** Namespace; omitted for cluster-scoped objects. */
   namespace?: string;
   /** Object name. */
@@ -39,7 +39,7 @@ export interface ReconcileContext {
 }
 
 /** The user's reconcile function. Throwing re-queues the key with backoff. */
-export type Reconciler = (request: Request, ctx: ReconcileContext) => Promise<Action | void>;
+export type Reconciler = (request: ReconcileRequest, ctx: ReconcileContext) => Promise<Action | void>;
 
 /** A change seen by an informer, as passed to predicates (the cached, read-only objects). */
 export type TriggerEvent<T extends KubeObject = KubeObject> =

@@ -2,12 +2,12 @@ import assert from "node:assert/strict";
 import { type InformerScope, SharedInformerFactory } from "../../lib/cache/mod.ts";
 import type { KubeObject, ResourceRef } from "../../lib/resources/mod.ts";
 import {
-  controller,
+  Controller,
   type InformerLike,
   type InformerSource,
   labelsMatch,
   ownsSource,
-  type Request,
+  type ReconcileRequest,
   watchesSource,
 } from "../../lib/controller/mod.ts";
 import { CONFIG_MAPS, type ConfigMap, SECRETS } from "../../lib/resources/mod.ts";
@@ -16,7 +16,7 @@ import { obj } from "./fake_informers.ts";
 import { setup } from "./controller_setup.ts";
 
 Deno.test("predicates apply to the initial list: objects they reject are not reconciled at start", async () => {
-  const calls: Request[] = [];
+  const calls: ReconcileRequest[] = [];
   const s = setup({
     reconcile: (r) => {
       calls.push(r);
@@ -46,7 +46,7 @@ class RecordingSource implements InformerSource {
 
 Deno.test("for, owns and watches each get their own scope; the namespace defaults to the controller's", () => {
   const source = new RecordingSource();
-  controller(source, {
+  new Controller(source, {
     name: "scoped",
     namespace: "team",
     for: { ref: CONFIG_MAPS, labelSelector: "mirror=true" },
@@ -75,7 +75,7 @@ Deno.test("on a FakeApi, a label-scoped primary caches only matching objects and
   );
   const factory = new SharedInformerFactory(api);
   const reconciled: string[] = [];
-  const c = controller<ConfigMap>(factory, {
+  const c = new Controller<ConfigMap>(factory, {
     name: "mirror",
     for: { ref: CONFIG_MAPS, labelSelector: "mirror=true" },
     owns: [{ ref: CONFIG_MAPS, metadataOnly: true }],

@@ -1,8 +1,7 @@
 import {
-  type Controller,
-  controller,
+  Controller,
   type ControllerOptions,
-  type Request,
+  type ReconcileRequest,
 } from "../../lib/controller/mod.ts";
 import { exponentialFailureRateLimiter } from "../../lib/queue/mod.ts";
 import { FakeClock, flush } from "../_util/fake_clock.ts";
@@ -30,7 +29,7 @@ export function setup(
   const clock = new FakeClock();
   const informers = new FakeInformers();
   const lines: Line[] = [];
-  const c = controller(informers, {
+  const c = new Controller(informers, {
     name: "foo",
     for: fooRef,
     clock,
@@ -50,6 +49,6 @@ export function setup(
 }
 
 /** Requests as queue keys, for compact assertions. */
-export function keys(calls: Request[]): string[] {
+export function keys(calls: ReconcileRequest[]): string[] {
   return calls.map((r) => (r.namespace ? `${r.namespace}/${r.name}` : r.name));
 }

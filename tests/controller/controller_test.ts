@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { type Action, controller, type Request } from "../../lib/controller/mod.ts";
+import { type Action, Controller, type ReconcileRequest } from "../../lib/controller/mod.ts";
 import type { KubeObject } from "../../lib/resources/object.ts";
 import { MetricsRegistry } from "../../lib/metrics/registry.ts";
 import { exponentialFailureRateLimiter } from "../../lib/queue/mod.ts";
@@ -8,7 +8,7 @@ import { keys, setup } from "./controller_setup.ts";
 import { configMapRef, deploymentRef, FakeInformers, fooRef, obj } from "./fake_informers.ts";
 
 Deno.test("owned objects enqueue only their controlling owner of the primary group and kind", async () => {
-  const calls: Request[] = [];
+  const calls: ReconcileRequest[] = [];
   const t = setup({
     owns: [deploymentRef],
     reconcile: (r) => {
@@ -45,7 +45,7 @@ Deno.test("owned objects enqueue only their controlling owner of the primary gro
 });
 
 Deno.test("watches map objects to requests, and per-source predicates filter changes", async () => {
-  const calls: Request[] = [];
+  const calls: ReconcileRequest[] = [];
   const t = setup({
     predicates: [
       (e) => e.type !== "update" || e.oldObject.metadata.generation !== e.object.metadata.generation,
@@ -210,7 +210,7 @@ Deno.test("reconcile metrics are recorded in the registry", async () => {
 Deno.test("invalid worker counts are rejected", () => {
   assert.throws(
     () =>
-      controller(new FakeInformers(), {
+      new Controller(new FakeInformers(), {
         name: "x",
         for: fooRef,
         workers: 0,
@@ -224,7 +224,7 @@ export type { KubeObject };
 
 Deno.test("keys waiting for a retry are retried at once when an informer reaches the API server again", async () => {
   let failing = true;
-  const calls: Request[] = [];
+  const calls: ReconcileRequest[] = [];
   const s = setup({
     reconcile: (request) => {
       calls.push(request);

@@ -6,7 +6,7 @@ import {
   LeaderElectionLostError,
   Manager,
   type ManagerOptions,
-  type Request,
+  type ReconcileRequest,
 } from "../../lib/controller/mod.ts";
 import { FakeClock, flush } from "../_util/fake_clock.ts";
 import { clientView, FakeLeaseClient } from "../leader/fake_lease_client.ts";
@@ -26,7 +26,7 @@ function setup(options: ManagerOptions = {}) {
   const clock = new FakeClock();
   const factory = new FakeFactory();
   const manager = new Manager(factory, { metricsAddress: "0", healthAddress: "0", clock, ...options });
-  const calls: Request[] = [];
+  const calls: ReconcileRequest[] = [];
   let hold: Promise<void> | undefined;
   const order: string[] = [];
   manager.controller({

@@ -16,7 +16,7 @@ const example = new URL("../../examples/configmap_mirror/", import.meta.url);
 
 /** An integration test a user writes: their controller in-process against startTestEnv's control plane. */
 const INTEGRATION_TEST = `
-import { CONFIG_MAPS, controller, EventRecorder, KubeClient, loadConfig, SharedInformerFactory } from "{{LIB}}mod.ts";
+import { CONFIG_MAPS, Controller, EventRecorder, KubeClient, loadConfig, SharedInformerFactory } from "{{LIB}}mod.ts";
 import { startTestEnv } from "{{LIB}}testing/mod.ts";
 import { mirrorController } from "./mirror.ts";
 
@@ -25,7 +25,7 @@ Deno.test("the mirror controller copies a labelled ConfigMap on a real control p
   await using client = new KubeClient(await loadConfig({ kubeconfig: env.kubeconfig, env: () => undefined }));
   const informers = new SharedInformerFactory(client);
   await using recorder = new EventRecorder(client, { reportingController: "user-test" });
-  const c = controller(informers, mirrorController({ informers, client, recorder }));
+  const c = new Controller(informers, mirrorController({ informers, client, recorder }));
   const stop = new AbortController();
   informers.start(stop.signal);
   const running = c.run({ signal: stop.signal });

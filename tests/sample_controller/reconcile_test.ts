@@ -4,7 +4,7 @@ import { desiredDeployment } from "../../lib/sample_controller/desired_deploymen
 import { reconcileFoo, ResourceExistsError } from "../../lib/sample_controller/reconcile.ts";
 import type { Deployment, Foo, FooStatus } from "../../lib/sample_controller/types.ts";
 import { FakeClock, flush } from "../_util/fake_clock.ts";
-import { controller } from "../../lib/controller/mod.ts";
+import { Controller } from "../../lib/controller/mod.ts";
 import { FOOS } from "../../lib/sample_controller/types.ts";
 import { fooTriggers } from "../../lib/sample_controller/triggers.ts";
 import { FakeInformers } from "../controller/fake_informers.ts";
@@ -307,7 +307,7 @@ Deno.test("an apply failure propagates so the queue retries with backoff", async
   const informers = new FakeInformers();
   const attempts: number[] = [];
   const stop = new AbortController();
-  const c = controller<Foo>(informers, {
+  const c = new Controller<Foo>(informers, {
     name: "foo",
     ...fooTriggers(),
     clock,

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import type { KubeObject } from "../../lib/resources/object.ts";
-import { controller, type Request } from "../../lib/controller/mod.ts";
+import { Controller, type ReconcileRequest } from "../../lib/controller/mod.ts";
 import { containsFields, isControlledBy } from "../../lib/controller/mod.ts";
 import { fooTriggers, fooUpdateNeedsSync } from "../../lib/sample_controller/triggers.ts";
 import { DEPLOYMENTS } from "../../lib/resources/mod.ts";
@@ -28,11 +28,11 @@ const fooOwner = { apiVersion: "samplecontroller.k8s.io/v1alpha1", kind: "Foo", 
 async function wired(...foos: Foo[]) {
   const informers = new FakeInformers();
   const reconciled: string[] = [];
-  const c = controller<Foo>(informers, {
+  const c = new Controller<Foo>(informers, {
     name: "foo",
     ...fooTriggers(),
     clock: new FakeClock(),
-    reconcile: (r: Request) => {
+    reconcile: (r: ReconcileRequest) => {
       reconciled.push(`${r.namespace}/${r.name}`);
       return Promise.resolve();
     },
