@@ -5,7 +5,7 @@
  *
  *   deno run --allow-read --allow-write --allow-run=go bench/protobuf/gen_tables.ts [Root ...]
  *
- * Roots default to core/v1 ConfigMapList and SecretList, runtime Unknown and meta/v1 WatchEvent.
+ * Roots default to core/v1 ConfigMapList and SecretList, runtime Unknown and meta/v1 RawWatchEvent.
  */
 import { join } from "node:path";
 
@@ -91,7 +91,7 @@ const roots = Deno.args.length > 0 ? Deno.args : [
   "k8s.io.api.core.v1.ConfigMapList",
   "k8s.io.api.core.v1.SecretList",
   "k8s.io.apimachinery.pkg.runtime.Unknown",
-  "k8s.io.apimachinery.pkg.apis.meta.v1.WatchEvent",
+  "k8s.io.apimachinery.pkg.apis.meta.v1.RawWatchEvent",
 ];
 const reachable = new Set<string>();
 const visit = (name: string) => {

@@ -76,7 +76,7 @@ export const MESSAGES: Record<string, Record<number, readonly [string, string, s
     1: ["seconds", "int64", "optional"],
     2: ["nanos", "int32", "optional"],
   },
-  "k8s.io.apimachinery.pkg.apis.meta.v1.WatchEvent": {
+  "k8s.io.apimachinery.pkg.apis.meta.v1.RawWatchEvent": {
     1: ["type", "string", "optional"],
     2: ["object", "k8s.io.apimachinery.pkg.runtime.RawExtension", "optional"],
   },

@@ -1,4 +1,4 @@
-import type { WatchEventType } from "../watch/watch_event.ts";
+import type { RawWatchEventType } from "../watch/watch_event.ts";
 
 /**
  * Metric hooks of an informer, labelled by `resource` ("group/version/plural", "v1/pods" for core).
@@ -12,7 +12,7 @@ export interface InformerMetrics {
   /** A watch line could not be decoded. */
   decodeError(resource: string): void;
   /** A wire event arrived. */
-  eventReceived(resource: string, type: WatchEventType): void;
+  eventReceived(resource: string, type: RawWatchEventType): void;
   /** Time of the last wire event, in ms since the epoch. */
   lastEventTimestamp(resource: string, ms: number): void;
   /** The watcher reported an error (any kind). */

@@ -19,6 +19,8 @@ export type {
   ObjectList,
   ObjectMeta,
   OwnerReference,
+  RawWatchEventType,
+  RawWatchOptions,
   RequestOptions,
   ResourceRef,
   SelectorOptions,
@@ -27,8 +29,6 @@ export type {
   WatcherEvent,
   WatcherHooks,
   WatcherOptions,
-  WatchEventType,
-  WatchOptions,
 } from "../watch/mod.ts";
 export {
   Informer,

@@ -21,7 +21,7 @@ import type {
   WriteOptions,
 } from "./client_options.ts";
 import type { KubeObject, ObjectList, ResourceRef } from "../resources/object.ts";
-import type { ListOptions, WatchOptions } from "./types.ts";
+import type { ListOptions, RawWatchOptions } from "./types.ts";
 
 /**
  * Accept headers of metadata-only lists and watches; plain JSON stays acceptable, so a server that cannot
@@ -238,7 +238,7 @@ export class KubeClient implements ResourceClient, AsyncDisposable {
    * an ApiError when the server refuses, e.g. 410 for a resourceVersion that is too old.
    * Cancelling the stream closes the connection.
    */
-  async watch(ref: ResourceRef, options: WatchOptions): Promise<ReadableStream<Uint8Array>> {
+  async watch(ref: ResourceRef, options: RawWatchOptions): Promise<ReadableStream<Uint8Array>> {
     const path = resourcePath(ref, { namespace: options.namespace });
     const query = selectorQuery(options, true);
     const res = await this.#pipeline.send({

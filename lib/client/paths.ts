@@ -1,5 +1,5 @@
 import type { WriteOptions } from "./client_options.ts";
-import type { ListOptions, WatchOptions } from "./types.ts";
+import type { ListOptions, RawWatchOptions } from "./types.ts";
 import type { ResourceRef } from "../resources/object.ts";
 
 /** Where in a resource's URL space a request goes. */
@@ -86,7 +86,7 @@ function segment(value: string, what: string): string {
 }
 
 /** Query parameters for list and watch requests, in the server's spelling. */
-export function selectorQuery(options: ListOptions & WatchOptions, watch: boolean): URLSearchParams {
+export function selectorQuery(options: ListOptions & RawWatchOptions, watch: boolean): URLSearchParams {
   const q = new URLSearchParams();
   if (watch) q.set("watch", "true");
   if (options.labelSelector) q.set("labelSelector", options.labelSelector);

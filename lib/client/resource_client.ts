@@ -1,6 +1,6 @@
 import type { DeleteOptions, ObjectOptions, PatchOptions, WriteOptions } from "./client_options.ts";
 import type { KubeObject, ObjectList, ResourceRef } from "../resources/object.ts";
-import type { ListOptions, WatchOptions } from "./types.ts";
+import type { ListOptions, RawWatchOptions } from "./types.ts";
 
 /**
  * The resource calls of {@linkcode KubeClient}, as an interface: type a reconciler's dependencies with it
@@ -36,5 +36,5 @@ export interface ResourceClient {
   /** Deletes an object; resolves once the server accepted it (finalizers may keep it a while). */
   delete(ref: ResourceRef, name: string, options?: DeleteOptions): Promise<void>;
   /** Opens a watch and returns its raw body (newline-delimited JSON watch events). */
-  watch(ref: ResourceRef, options: WatchOptions): Promise<ReadableStream<Uint8Array>>;
+  watch(ref: ResourceRef, options: RawWatchOptions): Promise<ReadableStream<Uint8Array>>;
 }

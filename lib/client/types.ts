@@ -73,7 +73,7 @@ export interface ListOptions extends SelectorOptions {
 }
 
 /** Options of a watch request. */
-export interface WatchOptions extends SelectorOptions {
+export interface RawWatchOptions extends SelectorOptions {
   /**
    * Ask for BOOKMARK events carrying newer resourceVersions.
    * @default {false}

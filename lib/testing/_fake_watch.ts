@@ -5,7 +5,7 @@
  * @module
  */
 import type { KubeObject } from "../resources/object.ts";
-import type { WatchOptions } from "../client/types.ts";
+import type { RawWatchOptions } from "../client/types.ts";
 import { fieldSelectorMatcher, labelSelectorMatcher } from "./_selectors.ts";
 
 /** One stored change. */
@@ -18,7 +18,9 @@ export interface Change {
 }
 
 /** Decides which objects a watch or list sees. */
-export function scopeMatcher(options: WatchOptions & { namespace?: string }): (obj: KubeObject) => boolean {
+export function scopeMatcher(
+  options: RawWatchOptions & { namespace?: string },
+): (obj: KubeObject) => boolean {
   const labels = labelSelectorMatcher(options.labelSelector ?? "");
   const fields = fieldSelectorMatcher(options.fieldSelector ?? "");
   return (obj) =>

@@ -2,7 +2,7 @@ import { ApiError } from "../client/api_error.ts";
 import type { DeleteOptions, ObjectOptions, PatchOptions, WriteOptions } from "../client/client_options.ts";
 import type { ResourceClient } from "../client/resource_client.ts";
 import type { KubeObject, ObjectList, ResourceRef, Status } from "../resources/object.ts";
-import type { ListOptions, WatchOptions } from "../client/types.ts";
+import type { ListOptions, RawWatchOptions } from "../client/types.ts";
 import { apiVersionOf } from "../resources/api_version.ts";
 import { type Clock, systemClock } from "../time/clock.ts";
 import type { ListWatcher } from "../watch/list_watcher.ts";
@@ -333,7 +333,7 @@ export class FakeApi implements ResourceClient, ListWatcher {
     });
   }
 
-  watch(ref: ResourceRef, options: WatchOptions): Promise<ReadableStream<Uint8Array>> {
+  watch(ref: ResourceRef, options: RawWatchOptions): Promise<ReadableStream<Uint8Array>> {
     return this.#serve(() => {
       const namespace = ref.namespaced ? options.namespace : undefined;
       this.#record("watch", ref, namespace);
@@ -371,7 +371,7 @@ export class FakeApi implements ResourceClient, ListWatcher {
   }
 
   /** The filter of a list or watch; a malformed selector is a 400 BadRequest, as from the server. */
-  #scope(ref: ResourceRef, options: WatchOptions & { namespace?: string }): (obj: KubeObject) => boolean {
+  #scope(ref: ResourceRef, options: RawWatchOptions & { namespace?: string }): (obj: KubeObject) => boolean {
     try {
       return scopeMatcher(options);
     } catch (error) {

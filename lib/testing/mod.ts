@@ -33,10 +33,10 @@ export type {
   ObjectOptions,
   PatchOptions,
   PatchType,
+  RawWatchOptions,
   RequestOptions,
   ResourceClient,
   SelectorOptions,
-  WatchOptions,
   WriteOptions,
 } from "../client/mod.ts";
 export type { IndexedStore, Indexers, IndexFunc, InformerHandler, Store } from "../cache/mod.ts";

@@ -1,5 +1,5 @@
 import type { KubeObject } from "../resources/object.ts";
-import { isInitialEventsEnd, type WatchEvent } from "./watch_event.ts";
+import { isInitialEventsEnd, type RawWatchEvent } from "./watch_event.ts";
 
 /** A bookmark counts as periodic when it arrives this long after its watch opened. */
 const PERIODIC_AFTER_MS = 30_000;
@@ -39,7 +39,7 @@ export class WatchHeartbeat {
   }
 
   /** An event arrived at `now`. */
-  observe(event: WatchEvent<KubeObject>, now: number): void {
+  observe(event: RawWatchEvent<KubeObject>, now: number): void {
     if (event.type !== "BOOKMARK") {
       // The resource is not quiet: a silence before this was the connection's, not the server's.
       if (event.type !== "ERROR") this.#strikes = 0;

@@ -1,5 +1,5 @@
 import type { KubeObject, ObjectList, ResourceRef } from "../resources/object.ts";
-import type { ListOptions, WatchOptions } from "../client/types.ts";
+import type { ListOptions, RawWatchOptions } from "../client/types.ts";
 
 /**
  * The two calls the watcher needs from a client. `KubeClient` satisfies it structurally, and tests
@@ -15,5 +15,5 @@ export interface ListWatcher {
   /** Lists one page. */
   list<T extends KubeObject>(ref: ResourceRef<T>, opts: ListOptions): Promise<ObjectList<T>>;
   /** Opens a watch and returns its raw body (newline-delimited JSON watch events). */
-  watch(ref: ResourceRef, opts: WatchOptions): Promise<ReadableStream<Uint8Array>>;
+  watch(ref: ResourceRef, opts: RawWatchOptions): Promise<ReadableStream<Uint8Array>>;
 }

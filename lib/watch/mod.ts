@@ -1,5 +1,5 @@
 /**
- * Watching: the wire decoder (bytes → {@linkcode WatchEvent}), the list-then-watch state machine
+ * Watching: the wire decoder (bytes → {@linkcode RawWatchEvent}), the list-then-watch state machine
  * ({@linkcode watcher}, yielding {@linkcode WatcherEvent}s) and the backoff policy that wraps it.
  * @module
  */
@@ -13,7 +13,7 @@ export type {
   ResourceRef,
   Status,
 } from "../resources/object.ts";
-export type { ListOptions, RequestOptions, SelectorOptions, WatchOptions } from "../client/types.ts";
+export type { ListOptions, RawWatchOptions, RequestOptions, SelectorOptions } from "../client/types.ts";
 export type { LogFields, Logger } from "../log/logger.ts";
 export type { Clock, Timer } from "../time/clock.ts";
 export { Backoff, type BackoffOptions, withBackoff, type WithBackoffOptions } from "./backoff.ts";
@@ -25,8 +25,8 @@ export {
   type BookmarkObject,
   INITIAL_EVENTS_END_ANNOTATION,
   isInitialEventsEnd,
-  type WatchEvent,
-  type WatchEventType,
+  type RawWatchEvent,
+  type RawWatchEventType,
 } from "./watch_event.ts";
 export { type WatchDecoderOptions, WatchEventDecoder } from "./watch_event_decoder.ts";
 export { WatchDeadlineError } from "./watch_deadline_error.ts";

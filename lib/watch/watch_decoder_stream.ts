@@ -1,9 +1,9 @@
 import type { KubeObject } from "../resources/object.ts";
-import type { WatchEvent } from "./watch_event.ts";
+import type { RawWatchEvent } from "./watch_event.ts";
 import { type WatchDecoderOptions, WatchEventDecoder } from "./watch_event_decoder.ts";
 
 /**
- * Turns the raw bytes of a watch response into {@linkcode WatchEvent}s; use it with `pipeThrough`.
+ * Turns the raw bytes of a watch response into {@linkcode RawWatchEvent}s; use it with `pipeThrough`.
  *
  * Chunks may be split anywhere, including inside a multi-byte UTF-8 character. Blank lines are
  * skipped; lines are bounded by `maxLineBytes`. At the end, an unterminated final line is accepted when
@@ -26,22 +26,22 @@ import { type WatchDecoderOptions, WatchEventDecoder } from "./watch_event_decod
  * ```
  */
 export class WatchDecoderStream<T extends KubeObject = KubeObject>
-  implements ReadableWritablePair<WatchEvent<T>, Uint8Array> {
+  implements ReadableWritablePair<RawWatchEvent<T>, Uint8Array> {
   /** The decoded events. */
-  readonly readable: ReadableStream<WatchEvent<T>>;
+  readonly readable: ReadableStream<RawWatchEvent<T>>;
   /** Takes the raw bytes of the watch response. */
   readonly writable: WritableStream<Uint8Array>;
 
   /** Creates a decoder stream; throws RangeError for a bad `maxLineBytes`. */
   constructor(options: WatchDecoderOptions = {}) {
     const decoder = new WatchEventDecoder<T>(options);
-    let out!: ReadableStreamDefaultController<WatchEvent<T>>;
+    let out!: ReadableStreamDefaultController<RawWatchEvent<T>>;
     let input!: WritableStreamDefaultController;
     /** An error waiting for the reader to take the events queued before it. */
     let held: { error: unknown } | undefined;
     /** Lets a write that waits for the reader go on. */
     let wake: (() => void) | undefined;
-    const enqueue = (event: WatchEvent<T>) => out.enqueue(event);
+    const enqueue = (event: RawWatchEvent<T>) => out.enqueue(event);
     /** With a high-water mark of 0, a negative desired size means events are queued. */
     const queued = () => (out.desiredSize ?? 0) < 0;
     const fail = (error: unknown) => {
@@ -58,7 +58,7 @@ export class WatchDecoderStream<T extends KubeObject = KubeObject>
       }
     };
 
-    this.readable = new ReadableStream<WatchEvent<T>>({
+    this.readable = new ReadableStream<RawWatchEvent<T>>({
       start(controller) {
         out = controller;
       },

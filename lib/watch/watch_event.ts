@@ -15,18 +15,18 @@ export interface BookmarkObject {
 }
 
 /** One event of the watch wire protocol, as the API server sends it (one JSON object per line). */
-export type WatchEvent<T extends KubeObject = KubeObject> =
+export type RawWatchEvent<T extends KubeObject = KubeObject> =
   | { type: "ADDED"; object: T }
   | { type: "MODIFIED"; object: T }
   | { type: "DELETED"; object: T }
   | { type: "BOOKMARK"; object: BookmarkObject }
   | { type: "ERROR"; object: Status };
 
-/** The `type` values of {@linkcode WatchEvent}. */
-export type WatchEventType = WatchEvent["type"];
+/** The `type` values of {@linkcode RawWatchEvent}. */
+export type RawWatchEventType = RawWatchEvent["type"];
 
 /** True for the bookmark that marks the end of the initial events of a streaming list. */
-export function isInitialEventsEnd(event: WatchEvent<KubeObject>): boolean {
+export function isInitialEventsEnd(event: RawWatchEvent<KubeObject>): boolean {
   return event.type === "BOOKMARK" &&
     event.object.metadata.annotations?.[INITIAL_EVENTS_END_ANNOTATION] === "true";
 }

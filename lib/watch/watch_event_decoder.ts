@@ -1,7 +1,7 @@
 import type { KubeObject } from "../resources/object.ts";
 import { eventProblem, isWatchEvent } from "./_watch_event_shape.ts";
 import { WatchDecodeError } from "./watch_decode_error.ts";
-import type { WatchEvent } from "./watch_event.ts";
+import type { RawWatchEvent } from "./watch_event.ts";
 
 /** Options of {@linkcode WatchEventDecoder} and `WatchDecoderStream`. */
 export interface WatchDecoderOptions {
@@ -58,7 +58,7 @@ export class WatchEventDecoder<T extends KubeObject = KubeObject> {
   }
 
   /** Decodes the complete lines of `chunk`, calling `emit` for each event, and keeps the rest. */
-  push(chunk: Uint8Array, emit: (event: WatchEvent<T>) => void): void {
+  push(chunk: Uint8Array, emit: (event: RawWatchEvent<T>) => void): void {
     // Scans back from the end only as far as the last newline (at most one line).
     const last = chunk.lastIndexOf(NEWLINE);
     if (last === -1) {
@@ -91,7 +91,7 @@ export class WatchEventDecoder<T extends KubeObject = KubeObject> {
   }
 
   /** The complete lines of `chunk`, each checked against `maxLineBytes` in bytes before it is parsed. */
-  #measuredLines(chunk: Uint8Array, text: string, emit: (event: WatchEvent<T>) => void): void {
+  #measuredLines(chunk: Uint8Array, text: string, emit: (event: RawWatchEvent<T>) => void): void {
     let start = 0;
     let byteStart = 0;
     let newline: number;
@@ -110,7 +110,7 @@ export class WatchEventDecoder<T extends KubeObject = KubeObject> {
   }
 
   /** Signals the end of input: decodes an unterminated final line (see the class notes). */
-  end(emit: (event: WatchEvent<T>) => void): void {
+  end(emit: (event: RawWatchEvent<T>) => void): void {
     const rest = this.#text.decode();
     if (this.#carryBytes === 0) return;
     const line = this.#carry + rest;
@@ -135,7 +135,7 @@ export class WatchEventDecoder<T extends KubeObject = KubeObject> {
     );
   }
 
-  #decodeLine(line: string, emit: (event: WatchEvent<T>) => void, final: boolean): void {
+  #decodeLine(line: string, emit: (event: RawWatchEvent<T>) => void, final: boolean): void {
     this.#lineNumber++;
     let value: unknown;
     try {
@@ -144,7 +144,7 @@ export class WatchEventDecoder<T extends KubeObject = KubeObject> {
       if (line.trim() === "") return;
       this.#fail(line, final ? "truncated" : "invalidJson", cause);
     }
-    if (isWatchEvent(value)) emit(value as WatchEvent<T>);
+    if (isWatchEvent(value)) emit(value as RawWatchEvent<T>);
     else this.#fail(line, "notAnEvent", eventProblem(value));
   }
 

@@ -1,6 +1,6 @@
 import type { KubeObject } from "../resources/object.ts";
 import type { Clock, Timer } from "../time/clock.ts";
-import type { WatchEvent } from "./watch_event.ts";
+import type { RawWatchEvent } from "./watch_event.ts";
 import type { WatchEventDecoder } from "./watch_event_decoder.ts";
 import { WatchDeadlineError } from "./watch_deadline_error.ts";
 import { WatchIdleTimeoutError } from "./watch_idle_timeout_error.ts";
@@ -10,7 +10,7 @@ const MIN_WAIT_MS = 1_000;
 
 /** What one read of an open watch produces. */
 export type StreamInput<T extends KubeObject> =
-  | { kind: "event"; event: WatchEvent<T> }
+  | { kind: "event"; event: RawWatchEvent<T> }
   | { kind: "streamEnded"; events: number; openMs: number }
   | { kind: "streamFailed"; error: unknown };
 
@@ -31,7 +31,7 @@ export class WatchStreamReader<T extends KubeObject> {
   readonly #clock: Clock;
   readonly #idleMs: number;
   readonly #deadlineMs: number | undefined;
-  #queue: WatchEvent<T>[] = [];
+  #queue: RawWatchEvent<T>[] = [];
   #head = 0;
   readonly #openedAt: number;
   #delivered = 0;
@@ -52,7 +52,7 @@ export class WatchStreamReader<T extends KubeObject> {
    */
   #timer: Timer | undefined;
   #timerAt = 0;
-  readonly #push = (event: WatchEvent<T>) => void this.#queue.push(event);
+  readonly #push = (event: RawWatchEvent<T>) => void this.#queue.push(event);
 
   constructor(
     body: ReadableStream<Uint8Array>,

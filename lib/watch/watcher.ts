@@ -1,9 +1,9 @@
 import type { KubeObject, ResourceRef } from "../resources/object.ts";
-import type { ListOptions, WatchOptions } from "../client/types.ts";
+import type { ListOptions, RawWatchOptions } from "../client/types.ts";
 import { type Logger, noopLogger } from "../log/logger.ts";
 import { type Clock, systemClock } from "../time/clock.ts";
 import type { ListWatcher } from "./list_watcher.ts";
-import type { WatchEventType } from "./watch_event.ts";
+import type { RawWatchEventType } from "./watch_event.ts";
 import { WatchEventDecoder } from "./watch_event_decoder.ts";
 import type { WatcherEvent } from "./watcher_event.ts";
 import {
@@ -24,9 +24,9 @@ export interface WatcherHooks {
   /** A list request is about to be sent. */
   onList?(options: ListOptions): void;
   /** A watch request is about to be sent (the first, and every restart). */
-  onWatch?(options: WatchOptions): void;
+  onWatch?(options: RawWatchOptions): void;
   /** A wire event was decoded. */
-  onWireEvent?(type: WatchEventType): void;
+  onWireEvent?(type: RawWatchEventType): void;
   /** A list page or a watch request was answered with success: the server is reachable. */
   onConnected?(): void;
 }
@@ -255,7 +255,7 @@ export async function* watcher<T extends KubeObject = KubeObject>(
       }
       case "watch": {
         const timeoutSeconds = drawSeconds(action.sendInitialEvents ? streamingTimeouts : watchTimeouts);
-        const opts: WatchOptions = {
+        const opts: RawWatchOptions = {
           ...selectors,
           allowWatchBookmarks: true,
           timeoutSeconds,

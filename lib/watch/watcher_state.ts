@@ -8,7 +8,7 @@
 import { ApiError, isGoneStatus } from "../client/api_error.ts";
 import type { KubeObject, ObjectList, Status } from "../resources/object.ts";
 import { WatchEndedEarlyError } from "./watch_ended_early_error.ts";
-import { assertNever, isInitialEventsEnd, type WatchEvent } from "./watch_event.ts";
+import { assertNever, isInitialEventsEnd, type RawWatchEvent } from "./watch_event.ts";
 import type { WatcherEvent } from "./watcher_event.ts";
 
 /**
@@ -59,7 +59,7 @@ export type WatcherInput<T extends KubeObject = KubeObject> =
   | { kind: "listFailed"; error: unknown }
   | { kind: "watchOpened" }
   | { kind: "watchFailed"; error: unknown }
-  | { kind: "event"; event: WatchEvent<T> }
+  | { kind: "event"; event: RawWatchEvent<T> }
   /**
    * The stream closed cleanly after delivering `events` wire events (bookmarks included) in `openMs`
    * since it opened. The driver measures; {@linkcode step} judges, so it stays pure.
@@ -177,7 +177,7 @@ function onListed<T extends KubeObject>(state: WatcherState, list: ObjectList<T>
 function onWatchEvent<T extends KubeObject>(
   state: WatcherState,
   rv: string,
-  event: WatchEvent<T>,
+  event: RawWatchEvent<T>,
 ): WatcherTransition<T> {
   switch (event.type) {
     case "ADDED":
@@ -250,7 +250,7 @@ function stepInitStreaming<T extends KubeObject>(
 function onInitEvent<T extends KubeObject>(
   state: WatcherState,
   p: StreamingPhase,
-  event: WatchEvent<T>,
+  event: RawWatchEvent<T>,
 ): WatcherTransition<T> {
   const auto = state.strategy === "auto";
   const events: WatcherEvent<T>[] = p.started ? [] : [{ type: "init" }];

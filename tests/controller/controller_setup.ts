@@ -1,8 +1,4 @@
-import {
-  Controller,
-  type ControllerOptions,
-  type ReconcileRequest,
-} from "../../lib/controller/mod.ts";
+import { Controller, type ControllerOptions, type ReconcileRequest } from "../../lib/controller/mod.ts";
 import { exponentialFailureRateLimiter } from "../../lib/queue/mod.ts";
 import { FakeClock, flush } from "../_util/fake_clock.ts";
 import { type FakeInformer, FakeInformers, fooRef } from "./fake_informers.ts";

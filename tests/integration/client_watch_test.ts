@@ -6,7 +6,7 @@ import { CONFIG_MAPS, type KubeObject } from "../../lib/resources/mod.ts";
 import { KubeClient } from "../../lib/client/mod.ts";
 import { loadConfig } from "../../lib/config/mod.ts";
 import { HttpClient, type HttpRequest, type HttpResponse } from "../../lib/http/mod.ts";
-import { WatchDecoderStream, type WatchEvent } from "../../lib/watch/mod.ts";
+import { type RawWatchEvent, WatchDecoderStream } from "../../lib/watch/mod.ts";
 import { createNamespace, kubectlOk, testEnv } from "../_util/testenv.ts";
 
 /** An admin KubeClient over an HttpClient that records the Content-Encoding of every streamed response. */
@@ -60,7 +60,7 @@ Deno.test("a watch, gzip-compressed by a v1.37 server (plain from v1.34), delive
     while (seen.length < 8) {
       const { value, done } = await reader.read();
       assert.ok(!done, `stream ended after ${seen.join(", ")}`);
-      const event: WatchEvent<KubeObject> = value;
+      const event: RawWatchEvent<KubeObject> = value;
       if (event.type === "ADDED" || event.type === "DELETED") {
         seen.push(`${event.type} ${event.object.metadata.name}`);
       }

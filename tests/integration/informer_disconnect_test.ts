@@ -17,7 +17,7 @@ import {
   type ObjectList,
   type ResourceRef,
 } from "../../lib/resources/mod.ts";
-import { type KubeClient, type ListOptions, type WatchOptions } from "../../lib/client/mod.ts";
+import { type KubeClient, type ListOptions, type RawWatchOptions } from "../../lib/client/mod.ts";
 import type { ListWatcher } from "../../lib/watch/mod.ts";
 import { adminClient } from "../_util/clients.ts";
 import { compactEtcd, createNamespace, eventually } from "../_util/testenv.ts";
@@ -40,7 +40,7 @@ class CuttableListWatcher implements ListWatcher {
     return this.#client.list<T>(ref, options);
   }
 
-  async watch(ref: ResourceRef, options: WatchOptions): Promise<ReadableStream<Uint8Array>> {
+  async watch(ref: ResourceRef, options: RawWatchOptions): Promise<ReadableStream<Uint8Array>> {
     if (this.#down) {
       this.refused++;
       throw new TypeError("Connection refused (cut by the test)");

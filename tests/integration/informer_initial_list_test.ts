@@ -3,8 +3,8 @@
 import assert from "node:assert/strict";
 import { Informer, type InformerMetrics, noopInformerMetrics } from "../../lib/cache/mod.ts";
 import { CONFIG_MAPS, type KubeObject } from "../../lib/resources/mod.ts";
-import { type KubeClient, type ListOptions, type WatchOptions } from "../../lib/client/mod.ts";
-import type { InitialListMode, ListWatcher, WatchEventType } from "../../lib/watch/mod.ts";
+import { type KubeClient, type ListOptions, type RawWatchOptions } from "../../lib/client/mod.ts";
+import type { InitialListMode, ListWatcher, RawWatchEventType } from "../../lib/watch/mod.ts";
 import { adminClient } from "../_util/clients.ts";
 import { createNamespace, kubectlOk } from "../_util/testenv.ts";
 import type { DeepReadonly } from "../../lib/resources/mod.ts";
@@ -14,8 +14,8 @@ const COUNT = 2000;
 /** What one informer did on the wire, and the store it ended up with (name@resourceVersion). */
 interface Sync {
   readonly lists: ListOptions[];
-  readonly watches: WatchOptions[];
-  readonly wire: Map<WatchEventType, number>;
+  readonly watches: RawWatchOptions[];
+  readonly wire: Map<RawWatchEventType, number>;
   readonly store: string[];
 }
 
@@ -27,12 +27,12 @@ async function sync(
   pageSize?: number,
 ): Promise<Sync> {
   const lists: ListOptions[] = [];
-  const watches: WatchOptions[] = [];
+  const watches: RawWatchOptions[] = [];
   const recording: ListWatcher = {
     list: (ref, options) => (lists.push(options), client.list(ref, options)),
     watch: (ref, options) => (watches.push(options), client.watch(ref, options)),
   };
-  const wire = new Map<WatchEventType, number>();
+  const wire = new Map<RawWatchEventType, number>();
   const metrics: InformerMetrics = {
     ...noopInformerMetrics,
     eventReceived: (_resource, type) => void wire.set(type, (wire.get(type) ?? 0) + 1),

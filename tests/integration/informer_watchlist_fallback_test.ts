@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { Informer } from "../../lib/cache/mod.ts";
 import { CONFIG_MAPS } from "../../lib/resources/mod.ts";
-import { KubeClient, type ListOptions, type WatchOptions } from "../../lib/client/mod.ts";
+import { KubeClient, type ListOptions, type RawWatchOptions } from "../../lib/client/mod.ts";
 import { loadConfig } from "../../lib/config/mod.ts";
 import type { LogFields, Logger } from "../../lib/log/logger.ts";
 import type { ListWatcher } from "../../lib/watch/mod.ts";
@@ -16,7 +16,7 @@ const COUNT = 120;
 /** What an "auto" informer asked the server for, and what it logged. */
 interface Observed {
   readonly lists: ListOptions[];
-  readonly watches: WatchOptions[];
+  readonly watches: RawWatchOptions[];
   readonly notices: string[];
   readonly names: string[];
 }
@@ -38,7 +38,7 @@ function recordingLogger(lines: string[]): Logger {
  */
 async function syncAuto(client: KubeClient, kubeconfig: string, namespace: string): Promise<Observed> {
   const lists: ListOptions[] = [];
-  const watches: WatchOptions[] = [];
+  const watches: RawWatchOptions[] = [];
   const notices: string[] = [];
   const recording: ListWatcher = {
     list: (ref, options) => (lists.push(options), client.list(ref, options)),

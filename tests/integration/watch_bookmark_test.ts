@@ -9,8 +9,8 @@
 // its resourceVersion (or a newer one), and the next watch must resume from there.
 import assert from "node:assert/strict";
 import { CONFIG_MAPS, type KubeObject } from "../../lib/resources/mod.ts";
-import { type WatchOptions } from "../../lib/client/mod.ts";
-import { watcher, type WatcherEvent, type WatchEventType } from "../../lib/watch/mod.ts";
+import { type RawWatchOptions } from "../../lib/client/mod.ts";
+import { type RawWatchEventType, watcher, type WatcherEvent } from "../../lib/watch/mod.ts";
 import { adminClient } from "../_util/clients.ts";
 import { createNamespace, eventually } from "../_util/testenv.ts";
 
@@ -19,8 +19,8 @@ Deno.test("a BOOKMARK newer than any object event becomes the resourceVersion of
   await using elsewhere = await createNamespace("bm-elsewhere");
   await using client = await adminClient();
   /** Each watch's options, with the newest object version delivered before it started. */
-  const watches: (WatchOptions & { newestObject: bigint })[] = [];
-  const wire: WatchEventType[] = [];
+  const watches: (RawWatchOptions & { newestObject: bigint })[] = [];
+  const wire: RawWatchEventType[] = [];
   const events: WatcherEvent[] = [];
   let newestObject = 0n;
   const stop = new AbortController();

@@ -10,8 +10,8 @@
 import assert from "node:assert/strict";
 import { IndexedStore, type StoreChange, StoreWriter } from "../../lib/cache/mod.ts";
 import { EVENTS, type KubeObject } from "../../lib/resources/mod.ts";
-import { type ListOptions, type WatchOptions } from "../../lib/client/mod.ts";
-import { type ListWatcher, watcher, type WatcherEvent, type WatchEventType } from "../../lib/watch/mod.ts";
+import { type ListOptions, type RawWatchOptions } from "../../lib/client/mod.ts";
+import { type ListWatcher, type RawWatchEventType, watcher, type WatcherEvent } from "../../lib/watch/mod.ts";
 import { adminClient } from "../_util/clients.ts";
 import { compactEtcd, createNamespace, eventually } from "../_util/testenv.ts";
 import { testEvent } from "../_util/test_event.ts";
@@ -37,8 +37,8 @@ Deno.test("resuming a watch from a compacted resourceVersion relists, and the de
     },
   };
   const lists: ListOptions[] = [];
-  const watches: WatchOptions[] = [];
-  const wire: WatchEventType[] = [];
+  const watches: RawWatchOptions[] = [];
+  const wire: RawWatchEventType[] = [];
   const events: WatcherEvent[] = [];
   const stop = new AbortController();
   stop.signal.addEventListener("abort", () => openGate());

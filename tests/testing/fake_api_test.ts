@@ -3,7 +3,7 @@ import { SharedInformerFactory } from "../../lib/cache/mod.ts";
 import { ApiError } from "../../lib/client/mod.ts";
 import { CONFIG_MAPS, type ConfigMap, DEPLOYMENTS, NAMESPACES } from "../../lib/resources/mod.ts";
 import { FakeApi, FakeClock } from "../../lib/testing/mod.ts";
-import { WatchDecoderStream, type WatchEvent } from "../../lib/watch/mod.ts";
+import { type RawWatchEvent, WatchDecoderStream } from "../../lib/watch/mod.ts";
 
 function cm(name: string, data: Record<string, string> = {}, labels: Record<string, string> = {}): ConfigMap {
   return { apiVersion: "v1", kind: "ConfigMap", metadata: { name, namespace: "ns", labels }, data };
@@ -174,9 +174,9 @@ Deno.test("injected faults fail the matching calls, as often as asked, and every
   ]);
 });
 
-async function readEvents(stream: ReadableStream<Uint8Array>, count: number): Promise<WatchEvent[]> {
+async function readEvents(stream: ReadableStream<Uint8Array>, count: number): Promise<RawWatchEvent[]> {
   const reader = stream.pipeThrough(new WatchDecoderStream()).getReader();
-  const out: WatchEvent[] = [];
+  const out: RawWatchEvent[] = [];
   while (out.length < count) {
     const { value, done } = await reader.read();
     if (done) break;
@@ -200,7 +200,7 @@ Deno.test("a watch replays history after its resourceVersion, follows selectors,
   await api.create(CONFIG_MAPS, cm("b", {}, { mirror: "true" }));
   await api.create(CONFIG_MAPS, cm("ignored"));
   const events = await readEvents(stream, 3);
-  const named = (e: WatchEvent) =>
+  const named = (e: RawWatchEvent) =>
     `${e.type} ${e.type === "ERROR" ? "" : (e.object.metadata as { name?: string }).name}`;
   assert.deepEqual(events.map(named), [
     "MODIFIED a",

@@ -3,16 +3,16 @@ import assert from "node:assert/strict";
 import { SharedInformerFactory } from "../../lib/cache/mod.ts";
 import { CONFIG_MAPS, type ConfigMap, DEPLOYMENTS } from "../../lib/resources/mod.ts";
 import { FakeApi } from "../../lib/testing/mod.ts";
-import { WatchDecoderStream, type WatchEvent } from "../../lib/watch/mod.ts";
+import { type RawWatchEvent, WatchDecoderStream } from "../../lib/watch/mod.ts";
 
 function cm(name: string, data: Record<string, string> = {}): ConfigMap {
   return { metadata: { name, namespace: "ns" }, data };
 }
 
 /** The next `count` events of `stream` (fewer if it ends), then cancels it. */
-async function readEvents(stream: ReadableStream<Uint8Array>, count: number): Promise<WatchEvent[]> {
+async function readEvents(stream: ReadableStream<Uint8Array>, count: number): Promise<RawWatchEvent[]> {
   const reader = stream.pipeThrough(new WatchDecoderStream()).getReader();
-  const out: WatchEvent[] = [];
+  const out: RawWatchEvent[] = [];
   while (out.length < count) {
     const { value, done } = await reader.read();
     if (done) break;
@@ -23,8 +23,10 @@ async function readEvents(stream: ReadableStream<Uint8Array>, count: number): Pr
 }
 
 /** The object of an event, as a ConfigMap (or its metadata). */
-const objectOf = (e: WatchEvent | undefined) => (e && e.type !== "ERROR" ? e.object as ConfigMap : undefined);
-const described = (e: WatchEvent) => `${e.type} ${objectOf(e)?.kind} ${objectOf(e)?.metadata.name}`;
+const objectOf = (
+  e: RawWatchEvent | undefined,
+) => (e && e.type !== "ERROR" ? e.object as ConfigMap : undefined);
+const described = (e: RawWatchEvent) => `${e.type} ${objectOf(e)?.kind} ${objectOf(e)?.metadata.name}`;
 
 Deno.test("a watch without a resourceVersion, or from 0, starts with what exists, then sees its resource only", async () => {
   for (const resourceVersion of [undefined, "", "0"]) {

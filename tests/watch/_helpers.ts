@@ -1,6 +1,6 @@
 import { ApiError } from "../../lib/client/api_error.ts";
 import type { KubeObject, ObjectList, ResourceRef, Status } from "../../lib/resources/object.ts";
-import type { ListOptions, WatchOptions } from "../../lib/client/types.ts";
+import type { ListOptions, RawWatchOptions } from "../../lib/client/types.ts";
 import type { ListWatcher } from "../../lib/watch/list_watcher.ts";
 import { type FakeClock, flush } from "../_util/fake_clock.ts";
 
@@ -96,7 +96,7 @@ type WatchAnswer = ScriptedBody | Error;
 /** A ListWatcher that answers from scripts and records every call. */
 export class ScriptedListWatcher implements ListWatcher {
   readonly lists: ListOptions[] = [];
-  readonly watches: WatchOptions[] = [];
+  readonly watches: RawWatchOptions[] = [];
   readonly bodies: ScriptedBody[] = [];
   constructor(public listAnswers: ListAnswer[] = [], public watchAnswers: WatchAnswer[] = []) {}
 
@@ -108,7 +108,7 @@ export class ScriptedListWatcher implements ListWatcher {
     return Promise.resolve(answer as ObjectList<T>);
   }
 
-  watch(_ref: ResourceRef, opts: WatchOptions): Promise<ReadableStream<Uint8Array>> {
+  watch(_ref: ResourceRef, opts: RawWatchOptions): Promise<ReadableStream<Uint8Array>> {
     this.watches.push(withoutSignal(opts));
     const answer = this.watchAnswers.shift() ?? new ScriptedBody([], { stall: true });
     if (answer instanceof Error) return Promise.reject(answer);

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { WatchDecodeError } from "../../lib/watch/watch_decode_error.ts";
 import { WatchDecoderStream } from "../../lib/watch/watch_decoder_stream.ts";
-import type { WatchEvent } from "../../lib/watch/watch_event.ts";
+import type { RawWatchEvent } from "../../lib/watch/watch_event.ts";
 import { WatchEventDecoder } from "../../lib/watch/watch_event_decoder.ts";
 import { bookmark, cm, errorLine, line } from "./_helpers.ts";
 import { seededRandom as seeded } from "../_util/seeded_random.ts";
@@ -12,10 +12,10 @@ const enc = new TextEncoder();
 function decodeAll(
   chunks: Uint8Array[],
   maxLineBytes?: number,
-): Promise<{ events: WatchEvent[]; error: unknown }> {
-  const events: WatchEvent[] = [];
+): Promise<{ events: RawWatchEvent[]; error: unknown }> {
+  const events: RawWatchEvent[] = [];
   const decoder = new WatchEventDecoder(maxLineBytes === undefined ? {} : { maxLineBytes });
-  const emit = (e: WatchEvent) => void events.push(e);
+  const emit = (e: RawWatchEvent) => void events.push(e);
   try {
     for (const chunk of chunks) decoder.push(chunk, emit);
     decoder.end(emit);
@@ -29,7 +29,7 @@ function decodeAll(
 async function decodeStream(
   chunks: Uint8Array[],
   maxLineBytes?: number,
-): Promise<{ events: WatchEvent[]; error: unknown }> {
+): Promise<{ events: RawWatchEvent[]; error: unknown }> {
   let i = 0;
   const source = new ReadableStream<Uint8Array>({
     pull(c) {
@@ -37,7 +37,7 @@ async function decodeStream(
       else c.close();
     },
   });
-  const events: WatchEvent[] = [];
+  const events: RawWatchEvent[] = [];
   try {
     const decoder = new WatchDecoderStream(maxLineBytes === undefined ? {} : { maxLineBytes });
     for await (const e of source.pipeThrough(decoder)) events.push(e);
@@ -59,13 +59,13 @@ function splitAt(bytes: Uint8Array, cuts: number[]): Uint8Array[] {
 }
 
 const multiByte = ["é", "日本語", "😀", "ça va", "Ωmega", "𝄞"];
-function sampleEvents(n: number): WatchEvent[] {
+function sampleEvents(n: number): RawWatchEvent[] {
   return Array.from({ length: n }, (_, i) => ({
     type: i % 3 === 0 ? "ADDED" : "MODIFIED",
     object: cm(`cm-${i}`, String(i + 1), {
       data: { text: multiByte[i % multiByte.length]!.repeat(i % 7 + 1) },
     }),
-  } as WatchEvent));
+  } as RawWatchEvent));
 }
 
 Deno.test("WatchDecoderStream decodes random chunkings and errors the stream on a bad line", async () => {
@@ -113,7 +113,7 @@ Deno.test("WatchDecoderStream delivers the events before a failure of the byte s
       c.enqueue(enc.encode(line("ADDED", cm("a", "1")) + line("ADDED", cm("b", "2"))));
     },
   });
-  const events: WatchEvent[] = [];
+  const events: RawWatchEvent[] = [];
   await assert.rejects(async () => {
     for await (const e of source.pipeThrough(new WatchDecoderStream())) events.push(e);
   }, (e: unknown) => e === boom);

@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { ApiError } from "../../lib/client/api_error.ts";
 import type { KubeObject, ObjectList, ResourceRef } from "../../lib/resources/object.ts";
-import type { ListOptions, WatchOptions } from "../../lib/client/types.ts";
+import type { ListOptions, RawWatchOptions } from "../../lib/client/types.ts";
 import type { ListWatcher } from "../../lib/watch/list_watcher.ts";
 import { WatchDecodeError } from "../../lib/watch/watch_decode_error.ts";
 import { WatchIdleTimeoutError } from "../../lib/watch/watch_idle_timeout_error.ts";
@@ -98,7 +98,7 @@ class TcpListWatcher implements ListWatcher {
     return Promise.resolve(this.pages.shift() as ObjectList<T>);
   }
 
-  async watch(_ref: ResourceRef, opts: WatchOptions): Promise<ReadableStream<Uint8Array>> {
+  async watch(_ref: ResourceRef, opts: RawWatchOptions): Promise<ReadableStream<Uint8Array>> {
     const conn = await Deno.connect({ hostname: "127.0.0.1", port: this.port });
     let closed = false;
     const close = () => {

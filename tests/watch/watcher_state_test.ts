@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { ApiError, isGoneStatus } from "../../lib/client/api_error.ts";
 import type { KubeObject } from "../../lib/resources/object.ts";
 import { WatchEndedEarlyError } from "../../lib/watch/watch_ended_early_error.ts";
-import type { WatchEvent } from "../../lib/watch/watch_event.ts";
+import type { RawWatchEvent } from "../../lib/watch/watch_event.ts";
 import {
   initialState,
   nextAction,
@@ -25,7 +25,7 @@ const streaming = (strategy: WatcherState["strategy"], open = true, started = fa
   strategy,
   phase: { kind: "initStreaming", open, started },
 });
-const ev = (event: WatchEvent): WatcherInput => ({ kind: "event", event });
+const ev = (event: RawWatchEvent): WatcherInput => ({ kind: "event", event });
 const types = (t: { events: { type: string }[] }) => t.events.map((e) => e.type);
 /** A stream that ended after `events` events and `openMs` ms; by default a healthy 5-minute watch. */
 const ended = (events = 3, openMs = 300_000): WatcherInput => ({ kind: "streamEnded", events, openMs });
