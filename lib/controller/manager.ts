@@ -10,7 +10,7 @@ import { type Logger, noopLogger } from "../log/logger.ts";
 import { MetricsRegistry } from "../metrics/registry.ts";
 import { type Clock, systemClock } from "../time/clock.ts";
 import { Controller, type ControllerOptions } from "./controller.ts";
-import { leaderMetricsFor } from "./metrics.ts";
+import { leaderMetricsFor } from "../leader/leader_metrics_registry.ts";
 import type { InformerSource } from "./types.ts";
 
 /** What the Manager needs from a SharedInformerFactory. */

@@ -24,7 +24,6 @@ export { installSignalHandlers, type SignalHandlerOptions } from "./signals.ts";
 export {
   type ControllerMetrics,
   controllerMetricsFor,
-  leaderMetricsFor,
   noopControllerMetrics,
   type ReconcileResult,
 } from "./metrics.ts";

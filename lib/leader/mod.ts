@@ -5,6 +5,7 @@
  * @module
  */
 export { LeaderElector, type LeaderElectorOptions, type LeaderMetrics } from "./elector.ts";
+export { leaderMetricsFor } from "./leader_metrics_registry.ts";
 export { LeaderElectionLostError, NotLeaderError } from "./errors.ts";
 export { LeaseFence, type LeaseFenceOptions } from "./lease_fence.ts";
 export type { Lease, LeaseClient, LeaseRequestOptions, LeaseSpec } from "./lease_client.ts";
