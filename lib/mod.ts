@@ -1,21 +1,292 @@
 /**
- * kubeloop: Kubernetes controllers in TypeScript on Deno. Each area also has its own entry point
- * (`lib/<area>/mod.ts`); this module gathers them.
+ * kubeloop: Kubernetes controllers in TypeScript on Deno.
+ *
+ * This module is the public API, listed name by name. The package has three more entry points:
+ * `./testing` (FakeApi, fake informers and clocks, `startTestEnv`), `./codegen` (type generators) and
+ * `./resources` (every generated Kubernetes type; the kinds a controller meets most are also here).
+ * Names marked `@experimental` may still change in a minor release; everything else follows semver.
+ * docs/architecture.md shows how the folders behind these names fit together.
+ *
+ * @example A controller that copies a label from each ConfigMap to a status-less annotation
+ * ```ts ignore
+ * import { apply, CONFIG_MAPS, KubeClient, loadConfig, Manager } from "@kubeloop/kubeloop";
+ *
+ * const client = new KubeClient(await loadConfig());
+ * const manager = new Manager({ client });
+ * manager.controller({
+ *   name: "configmap-stamp",
+ *   for: CONFIG_MAPS,
+ *   async reconcile({ namespace, name }, { store }) {
+ *     const cm = store.get(`${namespace}/${name}`);
+ *     if (cm === undefined) return;
+ *     await apply(client, CONFIG_MAPS, {
+ *       metadata: { name, namespace, annotations: { "example.com/stamped": "yes" } },
+ *     }, { fieldManager: "configmap-stamp" });
+ *   },
+ * });
+ * await manager.run({ signal: AbortSignal.timeout(60_000) });
+ * ```
  * @module
  */
-export * from "./time/mod.ts";
-export * from "./log/mod.ts";
-export * from "./metrics/mod.ts";
-export * from "./x509/mod.ts";
-export * from "./http/mod.ts";
-export * from "./config/mod.ts";
-export * from "./client/mod.ts";
-export * from "./resources/mod.ts";
-export * from "./watch/mod.ts";
-export * from "./cache/mod.ts";
-export * from "./queue/mod.ts";
-export * from "./observe/mod.ts";
-export * from "./controller/mod.ts";
-export * from "./leader/mod.ts";
-export * from "./events/mod.ts";
-export * from "./auth/mod.ts";
+
+// Time and logging: the ground floor every other part takes.
+export { type Clock, sleep, systemClock, type Timer } from "./time/clock.ts";
+export { type LogFields, type Logger, noopLogger } from "./log/logger.ts";
+export { createLogger, type LogFormat, type LoggerOptions, type LogLevel } from "./log/create_logger.ts";
+
+// Kubernetes objects and the typed refs of the built-in kinds.
+export type {
+  KubeObject,
+  ListMeta,
+  ObjectList,
+  ObjectMeta,
+  OwnerReference,
+  PartialObjectMetadata,
+  ResourceRef,
+  Status,
+} from "./resources/object.ts";
+export { type DeepMutable, type DeepReadonly, mutableCopy } from "./resources/deep_readonly.ts";
+export { apiVersionOf } from "./resources/api_version.ts";
+export {
+  CONFIG_MAPS,
+  CRON_JOBS,
+  CUSTOM_RESOURCE_DEFINITIONS,
+  DAEMON_SETS,
+  DEPLOYMENTS,
+  EVENTS,
+  JOBS,
+  LEASES,
+  NAMESPACES,
+  NODES,
+  PERSISTENT_VOLUME_CLAIMS,
+  PODS,
+  REPLICA_SETS,
+  SECRETS,
+  SERVICE_ACCOUNTS,
+  SERVICES,
+  STATEFUL_SETS,
+} from "./resources/refs.ts";
+export type { Condition, LabelSelector } from "./resources/apimachinery.ts";
+export type {
+  ConfigMap,
+  Namespace,
+  Node,
+  PersistentVolumeClaim,
+  Pod,
+  Secret,
+  Service,
+  ServiceAccount,
+} from "./resources/core_v1.ts";
+export type { DaemonSet, Deployment, ReplicaSet, StatefulSet } from "./resources/apps_v1.ts";
+export type { CronJob, Job } from "./resources/batch_v1.ts";
+export type { Event } from "./resources/events_v1.ts";
+export type { Lease } from "./resources/coordination_v1.ts";
+export type { CustomResourceDefinition } from "./resources/apiextensions_v1.ts";
+
+// Connecting: configuration and the HTTP transport.
+export { loadConfig, type LoadConfigOptions } from "./config/load_config.ts";
+export { inClusterConfig, type InClusterOptions, isInCluster } from "./config/in_cluster.ts";
+export type { ClusterConfig, Credentials, CredentialSource } from "./config/types.ts";
+export { ConfigError, type ConfigErrorReason } from "./config/config_error.ts";
+export { staticCredentials } from "./config/static_credentials.ts";
+export type { ExecResult, ExecRunner, ExecRunOptions } from "./config/exec_runner.ts";
+export { HttpClient, type HttpClientOptions } from "./http/client.ts";
+export type { HttpRequest, HttpResponse, TlsOptions, Transport } from "./http/types.ts";
+export {
+  BodyTooLargeError,
+  ConnectError,
+  HttpError,
+  ProtocolError,
+  TimeoutError,
+  TlsError,
+} from "./http/errors.ts";
+
+// The API client.
+export { KubeClient } from "./client/kube_client.ts";
+export type { ResourceClient } from "./client/resource_client.ts";
+export type {
+  DeleteOptions,
+  KubeClientOptions,
+  ListPage,
+  ObjectOptions,
+  PatchOptions,
+  PatchType,
+  WriteFence,
+  WriteOptions,
+} from "./client/client_options.ts";
+export type { ListOptions, RawWatchOptions, RequestOptions, SelectorOptions } from "./client/types.ts";
+export { ApiError } from "./client/api_error.ts";
+export { objectKey, splitKey } from "./client/paths.ts";
+export type { RequestMetrics, RequestObservation } from "./client/request_metrics.ts";
+export { restClientMetricsFor } from "./client/request_metrics_registry.ts";
+
+// Watching.
+export type { BookmarkObject, RawWatchEvent, RawWatchEventType } from "./watch/watch_event.ts";
+export { watcher, type WatcherHooks, type WatcherOptions } from "./watch/watcher.ts";
+export type { WatcherEvent } from "./watch/watcher_event.ts";
+export type { InitialListMode } from "./watch/watcher_state.ts";
+export type { ListWatcher } from "./watch/list_watcher.ts";
+export { Backoff, type BackoffOptions, withBackoff, type WithBackoffOptions } from "./watch/backoff.ts";
+export { WatchDecodeError, type WatchDecodeErrorReason } from "./watch/watch_decode_error.ts";
+export { WatchDeadlineError } from "./watch/watch_deadline_error.ts";
+export { WatchEndedEarlyError } from "./watch/watch_ended_early_error.ts";
+export { WatchIdleTimeoutError } from "./watch/watch_idle_timeout_error.ts";
+
+// The cache.
+export {
+  Informer,
+  type InformerHandler,
+  type InformerOptions,
+  type SyncError,
+  type SyncStatus,
+} from "./cache/informer.ts";
+export {
+  type InformerScope,
+  SharedInformerFactory,
+  type SharedInformerFactoryOptions,
+  type SharedInformerOptions,
+} from "./cache/shared_informer_factory.ts";
+export { IndexedStore, type Indexers, type IndexFunc, NAMESPACE_INDEX, type Store } from "./cache/store.ts";
+export type { StoreChange } from "./cache/store_writer.ts";
+export type { InformerMetrics } from "./cache/informer_metrics.ts";
+export { informerMetricsFor } from "./cache/informer_metrics_registry.ts";
+
+// The work queue.
+export {
+  type GetOptions,
+  type ShutDownOptions,
+  WorkQueue,
+  type WorkQueueOptions,
+} from "./queue/work_queue.ts";
+export { DelayingQueue, type DelayingQueueOptions } from "./queue/delaying_queue.ts";
+export { RateLimitingQueue, type RateLimitingQueueOptions } from "./queue/rate_limiting_queue.ts";
+export {
+  type BucketOptions,
+  bucketRateLimiter,
+  defaultControllerRateLimiter,
+  type DefaultControllerRateLimiterOptions,
+  type ExponentialFailureOptions,
+  exponentialFailureRateLimiter,
+  maxOfRateLimiter,
+  type RateLimiter,
+} from "./queue/rate_limiters.ts";
+export type { InFlightStats, QueueMetrics } from "./queue/queue_metrics.ts";
+export { queueMetricsFor } from "./queue/queue_metrics_registry.ts";
+
+// Controllers and the manager that runs them.
+export {
+  Controller,
+  type ControllerOptions,
+  type ControllerRunOptions,
+  type OwnsSource,
+  type PrimarySource,
+  type WatchesSource,
+} from "./controller/controller.ts";
+export { ownsSource, watchesSource } from "./controller/controller_options.ts";
+export type {
+  Action,
+  InformerLike,
+  InformerSource,
+  Predicate,
+  ReconcileContext,
+  Reconciler,
+  ReconcileRequest,
+  TriggerEvent,
+} from "./controller/types.ts";
+export { Manager, type ManagerLeaderElection, type ManagerOptions } from "./controller/manager.ts";
+export { installSignalHandlers, type SignalHandlerOptions } from "./controller/signals.ts";
+export {
+  and,
+  annotationsChanged,
+  generationChanged,
+  labelsChanged,
+  labelsMatch,
+  not,
+  or,
+  resourceVersionChanged,
+} from "./controller/predicates.ts";
+export {
+  apply,
+  type ApplyConfiguration,
+  type ApplyMetadata,
+  type ApplyOptions,
+  type DeepPartial,
+} from "./controller/apply.ts";
+export {
+  createOrPatch,
+  type CreateOrPatchOptions,
+  type CreateOrPatchResult,
+} from "./controller/create_or_patch.ts";
+export {
+  type ConditionFields,
+  findCondition,
+  isConditionTrue,
+  setCondition,
+} from "./controller/conditions.ts";
+export {
+  AlreadyOwnedError,
+  controllerOf,
+  controllerReference,
+  isControlledBy,
+  requestFor,
+  requestForController,
+  setControllerReference,
+} from "./controller/owner.ts";
+export {
+  addFinalizer,
+  type FinalizerClient,
+  type FinalizerOptions,
+  hasFinalizer,
+  isTerminating,
+  removeFinalizer,
+} from "./controller/finalizers.ts";
+export { matchesLabels } from "./controller/label_selector.ts";
+export { jsonEqual } from "./controller/merge_patch.ts";
+export { type ControllerMetrics, controllerMetricsFor, type ReconcileResult } from "./controller/metrics.ts";
+
+// Leader election, events.
+export { LeaderElector, type LeaderElectorOptions, type LeaderMetrics } from "./leader/elector.ts";
+export { LeaderElectionLostError, NotLeaderError } from "./leader/errors.ts";
+export { LeaseFence, type LeaseFenceOptions } from "./leader/lease_fence.ts";
+export type { LeaseClient, LeaseRequestOptions } from "./leader/lease_client.ts";
+export { leaderMetricsFor } from "./leader/leader_metrics_registry.ts";
+export {
+  type EventInfo,
+  EventRecorder,
+  type EventRecorderOptions,
+  type EventSink,
+  type FlushOptions,
+} from "./events/recorder.ts";
+export type { EventRequestOptions, EventsClient, EventType } from "./events/types.ts";
+export type { SpamFilterOptions } from "./events/spam_filter.ts";
+
+// Metrics, probes and the server that exposes them.
+export { type HistogramOptions, type MetricOptions, MetricsRegistry } from "./metrics/registry.ts";
+export {
+  Counter,
+  Gauge,
+  Histogram,
+  type HistogramState,
+  Metric,
+  type MetricType,
+} from "./metrics/metric_types.ts";
+export { DEFAULT_BUCKETS, exponentialBuckets, type Labels } from "./metrics/exposition.ts";
+export {
+  type Check,
+  type CheckResult,
+  type ListenAddress,
+  type ObservabilityOptions,
+  type ObservabilityServer,
+  serveObservability,
+} from "./observe/server.ts";
+export {
+  CertificateError,
+  type CertificateSource,
+  generatedCertificate,
+  type GeneratedCertificateOptions,
+  staticCertificate,
+} from "./observe/certificate_source.ts";
+export { certificateFiles, type CertificateFilesOptions } from "./observe/certificate_files.ts";
+export type { ScrapeAuthorizer, ScrapeDecision, ScrapeRequest } from "./observe/scrape_auth.ts";
+export { KubeScrapeAuthorizer, type KubeScrapeAuthorizerOptions } from "./auth/kube_scrape_authorizer.ts";
+export { selfSignedCertificate, type SelfSignedOptions, type TlsMaterial } from "./x509/self_signed.ts";

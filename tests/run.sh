@@ -197,7 +197,7 @@ if $gates; then
   gate "deno lint" "$deno" lint
   gate "deno check" "$deno" check main.ts lib/ tests/ bench/ examples/
   gate "deno check README examples" "$deno" check --doc-only README.md
-  gate "deno doc --lint" "$deno" doc --lint lib/mod.ts lib/sample_controller/mod.ts lib/testing/mod.ts lib/codegen/mod.ts
+  gate "deno doc --lint" "$deno" doc --lint lib/mod.ts lib/resources/mod.ts lib/sample_controller/mod.ts lib/testing/mod.ts lib/codegen/mod.ts
 fi
 
 need_plane=false

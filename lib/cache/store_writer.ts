@@ -1,7 +1,7 @@
 import type { DeepReadonly } from "../resources/deep_readonly.ts";
 import type { KubeObject } from "../resources/object.ts";
 import type { WatcherEvent } from "../watch/watcher_event.ts";
-import { assertNever } from "../watch/watch_event.ts";
+import { assertNever } from "../_internal/assert_never.ts";
 import { objectKey } from "../client/paths.ts";
 import type { IndexedStore } from "./store.ts";
 

@@ -13,14 +13,3 @@ export {
 } from "./resource_modules.ts";
 export type { GroupVersionKind, JsonSchema, OpenApiDocument } from "./schema.ts";
 export { CORE_EXTRA_SCHEMAS, CORE_KINDS } from "./core_kinds.ts";
-// Re-exported because generateCrdTypes takes a CustomResourceDefinition.
-export type * from "../resources/apiextensions_v1.ts";
-export type {
-  KubeObject,
-  ListMeta,
-  ObjectMeta,
-  OwnerReference,
-  ResourceRef,
-  Status,
-} from "../resources/object.ts";
-export type { Time } from "../resources/apimachinery.ts";

@@ -17,31 +17,3 @@ export { FakeEventRecorder, type RecordedEvent } from "./fake_event_recorder.ts"
 export { type LogLine, MemoryLogger } from "./memory_logger.ts";
 export { deepFreeze } from "../_internal/deep_freeze.ts";
 export { startTestEnv, type TestEnv, type TestEnvOptions } from "./test_env.ts";
-// Re-exported because the fakes' signatures mention them.
-export type {
-  DeepReadonly,
-  KubeObject,
-  ListMeta,
-  ObjectList,
-  ObjectMeta,
-  OwnerReference,
-  ResourceRef,
-} from "../resources/mod.ts";
-export type {
-  DeleteOptions,
-  ListOptions,
-  ObjectOptions,
-  PatchOptions,
-  PatchType,
-  RawWatchOptions,
-  RequestOptions,
-  ResourceClient,
-  SelectorOptions,
-  WriteOptions,
-} from "../client/mod.ts";
-export type { IndexedStore, Indexers, IndexFunc, InformerHandler, Store } from "../cache/mod.ts";
-export type { InformerLike, InformerSource } from "../controller/mod.ts";
-export type { EventInfo, EventSink, EventType, ObjectReference } from "../events/mod.ts";
-export type { LogFields, Logger } from "../log/logger.ts";
-export type { Clock, Timer } from "../time/mod.ts";
-export type { ListWatcher } from "../watch/mod.ts";

@@ -21,7 +21,6 @@ export type { ListWatcher } from "./list_watcher.ts";
 export { WatchDecodeError, type WatchDecodeErrorReason } from "./watch_decode_error.ts";
 export { WatchDecoderStream } from "./watch_decoder_stream.ts";
 export {
-  assertNever,
   type BookmarkObject,
   INITIAL_EVENTS_END_ANNOTATION,
   isInitialEventsEnd,
@@ -34,16 +33,4 @@ export { WatchEndedEarlyError } from "./watch_ended_early_error.ts";
 export { WatchIdleTimeoutError } from "./watch_idle_timeout_error.ts";
 export { watcher, type WatcherHooks, type WatcherOptions } from "./watcher.ts";
 export type { WatcherEvent } from "./watcher_event.ts";
-export {
-  type InitialListMode,
-  initialState,
-  isGone,
-  nextAction,
-  step,
-  streamIsOpen,
-  type WatcherAction,
-  type WatcherInput,
-  type WatcherPhase,
-  type WatcherState,
-  type WatcherTransition,
-} from "./watcher_state.ts";
+export type { InitialListMode } from "./watcher_state.ts";

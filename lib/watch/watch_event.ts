@@ -1,4 +1,3 @@
-export { assertNever } from "../_internal/assert_never.ts";
 import type { KubeObject, Status } from "../resources/object.ts";
 
 /** The annotation the API server puts on the bookmark that ends a streaming list's initial events. */

@@ -8,7 +8,8 @@
 import { ApiError, isGoneStatus } from "../client/api_error.ts";
 import type { KubeObject, ObjectList, Status } from "../resources/object.ts";
 import { WatchEndedEarlyError } from "./watch_ended_early_error.ts";
-import { assertNever, isInitialEventsEnd, type RawWatchEvent } from "./watch_event.ts";
+import { assertNever } from "../_internal/assert_never.ts";
+import { isInitialEventsEnd, type RawWatchEvent } from "./watch_event.ts";
 import type { WatcherEvent } from "./watcher_event.ts";
 
 /**

@@ -8,6 +8,7 @@ const root = new URL("../../", import.meta.url);
 /** The modules users import. */
 const ENTRY_POINTS = [
   "lib/mod.ts",
+  "lib/resources/mod.ts",
   "lib/sample_controller/mod.ts",
   "lib/testing/mod.ts",
   "lib/codegen/mod.ts",
@@ -99,4 +100,46 @@ Deno.test("every optional field of an exported *Options interface shows its defa
     }
   }
   assert.deepEqual([...new Set(missing)], []);
+});
+
+Deno.test("lib/mod.ts lists what it exports by name: no export *", async () => {
+  const text = await Deno.readTextFile(new URL("lib/mod.ts", root));
+  assert.deepEqual(text.match(/^export \*.*$/gm) ?? [], []);
+});
+
+Deno.test("no entry point exports the watcher's internals or a second name for a concept", () => {
+  const names = new Set([...symbols.values()].flat().map((s) => s.name));
+  const internals = [
+    "step",
+    "nextAction",
+    "initialState",
+    "streamIsOpen",
+    "isGone",
+    "assertNever",
+    "WatcherState",
+    "WatcherPhase",
+    "WatcherInput",
+    "WatcherAction",
+    "WatcherTransition",
+    "StoreWriter",
+    "TokenBucket",
+    "DecisionCache",
+  ];
+  // Renamed so one concept has one name: ConfigLogger and ConfigClock were narrow copies of Logger
+  // and Clock; Request shadowed the Fetch global (now ReconcileRequest); controller() was a second
+  // way to build a Controller; WatchEvent/WatchOptions read like WatcherEvent/WatcherOptions (now
+  // RawWatchEvent/RawWatchOptions).
+  const retired = [
+    "ConfigLogger",
+    "ConfigClock",
+    "silentConfigLogger",
+    "Request",
+    "controller",
+    "WatchEvent",
+    "WatchOptions",
+  ];
+  assert.deepEqual([...internals, ...retired].filter((n) => names.has(n)), []);
+  for (const name of ["ReconcileRequest", "RawWatchEvent", "WatcherEvent", "Controller", "Logger", "Clock"]) {
+    assert.ok(names.has(name), `${name} is not exported`);
+  }
 });
