@@ -50,7 +50,10 @@ export type TriggerEvent<T extends KubeObject = KubeObject> =
 /** Decides whether an informer change triggers a reconcile. */
 export type Predicate<T extends KubeObject = KubeObject> = (event: TriggerEvent<T>) => boolean;
 
-/** What a controller needs from an informer; `Informer` from lib/cache satisfies it. */
+/**
+ * What a controller needs from an informer; `Informer` from lib/cache satisfies it.
+ * @experimental May gain members (cache size, resourceVersion reads).
+ */
 export interface InformerLike<T extends KubeObject = KubeObject> {
   /** The informer cache. */
   readonly store: Store<T>;
@@ -64,7 +67,10 @@ export interface InformerLike<T extends KubeObject = KubeObject> {
   syncStatus?(): SyncStatus;
 }
 
-/** Where informers come from; `SharedInformerFactory` satisfies it. */
+/**
+ * Where informers come from; `SharedInformerFactory` satisfies it.
+ * @experimental May gain members (indexers, sharding).
+ */
 export interface InformerSource {
   /** The shared informer of a resource. */
   informer<T extends KubeObject>(ref: ResourceRef<T>, options?: InformerScope): InformerLike<T>;

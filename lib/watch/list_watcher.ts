@@ -10,6 +10,7 @@ import type { ListOptions, RawWatchOptions } from "../client/types.ts";
  * close the underlying connection. `list()` should apply `opts.transformItem` to each item as it decodes
  * it, as `KubeClient` does; an implementation that ignores it costs memory, not correctness (the
  * informer transforms what comes untransformed).
+ @experimental Sharded list and watch may add members.
  */
 export interface ListWatcher {
   /** Lists one page. */

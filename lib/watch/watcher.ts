@@ -19,7 +19,10 @@ import { WatchStreamReader } from "./watch_stream_reader.ts";
 import { WatchIdleTimeoutError } from "./watch_idle_timeout_error.ts";
 import { WatchHeartbeat } from "./_heartbeat.ts";
 
-/** Observation points for metrics; all optional. */
+/**
+ * Observation points for metrics; all optional.
+ * @experimental The hooks may gain or change members as tracing lands.
+ */
 export interface WatcherHooks {
   /** A list request is about to be sent. */
   onList?(options: ListOptions): void;
