@@ -57,7 +57,7 @@ export function terminatingForMs(obj: DeepReadonly<KubeObject>, nowMs: number): 
 export async function addFinalizer<T extends KubeObject>(
   client: FinalizerClient,
   ref: ResourceRef<T>,
-  obj: DeepReadonly<T> | T,
+  obj: NoInfer<DeepReadonly<T> | T>,
   finalizer: string,
   options: FinalizerOptions = {},
 ): Promise<DeepReadonly<T> | T> {
@@ -76,7 +76,7 @@ export async function addFinalizer<T extends KubeObject>(
 export async function removeFinalizer<T extends KubeObject>(
   client: FinalizerClient,
   ref: ResourceRef<T>,
-  obj: DeepReadonly<T> | T,
+  obj: NoInfer<DeepReadonly<T> | T>,
   finalizer: string,
   options: FinalizerOptions = {},
 ): Promise<DeepReadonly<T> | T | undefined> {
