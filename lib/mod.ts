@@ -44,6 +44,7 @@ export type {
   PartialObjectMetadata,
   ResourceRef,
   Status,
+  UnstructuredObject,
 } from "./resources/object.ts";
 export { type DeepMutable, type DeepReadonly, mutableCopy } from "./resources/deep_readonly.ts";
 export { apiVersionOf } from "./resources/api_version.ts";

@@ -70,7 +70,11 @@ export interface ObjectMeta {
   [field: string]: unknown;
 }
 
-/** Any Kubernetes object. Specific shapes extend it. */
+/**
+ * Any Kubernetes object. Specific shapes extend it (the generated kinds, your CRDs' generated types), and
+ * it has no catch-all field: a typo such as `{ dta: … }` in a Secret, or `sepc:` in a custom resource, is a
+ * compile error. For kinds without types, use {@linkcode UnstructuredObject}.
+ */
 export interface KubeObject {
   /** e.g. "apps/v1". */
   apiVersion?: string;
@@ -78,6 +82,13 @@ export interface KubeObject {
   kind?: string;
   /** Standard object metadata. */
   metadata: ObjectMeta;
+}
+
+/**
+ * An object of a kind without generated types: any field beyond `metadata` is `unknown` until checked.
+ * Type a `ResourceRef<UnstructuredObject>` to read such kinds without a cast.
+ */
+export interface UnstructuredObject extends KubeObject {
   /** spec, status, data, ... */
   [field: string]: unknown;
 }

@@ -1,7 +1,7 @@
 import { ApiError } from "../client/api_error.ts";
 import type { DeleteOptions, ObjectOptions, PatchOptions, WriteOptions } from "../client/client_options.ts";
 import type { ResourceClient } from "../client/resource_client.ts";
-import type { KubeObject, ObjectList, ResourceRef, Status } from "../resources/object.ts";
+import type { KubeObject, ObjectList, ResourceRef, Status, UnstructuredObject } from "../resources/object.ts";
 import type { ListOptions, RawWatchOptions } from "../client/types.ts";
 import { apiVersionOf } from "../resources/api_version.ts";
 import { type Clock, systemClock } from "../time/clock.ts";
@@ -238,7 +238,7 @@ export class FakeApi implements ResourceClient, ListWatcher {
       if (this.#resource(ref).objects.has(key(name, namespace))) {
         throw apiError(409, "AlreadyExists", `${ref.plural} "${name}" already exists`, ref, name);
       }
-      const { status: _dropped, ...rest }: KubeObject = structuredClone(obj);
+      const { status: _dropped, ...rest } = structuredClone(obj) as KubeObject as UnstructuredObject;
       const stored = this.#stamp(
         ref,
         { ...rest, metadata: { ...rest.metadata, name } } as KubeObject,
@@ -284,7 +284,7 @@ export class FakeApi implements ResourceClient, ListWatcher {
       const current = this.#resource(ref).objects.get(key(name, namespace));
       if (!current) {
         if (options.type !== "apply" || options.subresource) throw notFound(ref, name);
-        const created = applyConfiguration({}, patch) as KubeObject;
+        const created = applyConfiguration({}, patch) as UnstructuredObject;
         const { status: _dropped, ...rest } = created;
         const stored = this.#stamp(
           ref,
@@ -313,7 +313,13 @@ export class FakeApi implements ResourceClient, ListWatcher {
       if (typeof expected === "string" && expected !== current.metadata.resourceVersion) {
         throw conflict(ref, name);
       }
-      return this.#commit(ref, current, next, options.subresource, options.dryRun ?? false) as T;
+      return this.#commit(
+        ref,
+        current as UnstructuredObject,
+        next as UnstructuredObject,
+        options.subresource,
+        options.dryRun ?? false,
+      ) as T;
     });
   }
 
@@ -438,14 +444,20 @@ export class FakeApi implements ResourceClient, ListWatcher {
     const current = this.#existing(ref, name, namespace);
     const expected = obj.metadata.resourceVersion;
     if (expected !== undefined && expected !== current.metadata.resourceVersion) throw conflict(ref, name);
-    return this.#commit(ref, current, structuredClone(obj), subresource, options.dryRun ?? false);
+    return this.#commit(
+      ref,
+      current as UnstructuredObject,
+      structuredClone(obj) as UnstructuredObject,
+      subresource,
+      options.dryRun ?? false,
+    );
   }
 
   /** Validates and stores a new version of `current`; returns a copy of what was stored. */
   #commit(
     ref: ResourceRef,
-    current: KubeObject,
-    next: KubeObject,
+    current: UnstructuredObject,
+    next: UnstructuredObject,
     subresource: string | undefined,
     dryRun: boolean,
   ): KubeObject {
@@ -589,8 +601,8 @@ function generated(prefix: string | undefined): string | undefined {
 
 /** True when anything besides metadata and status differs (what bumps metadata.generation). */
 function specChanged(a: KubeObject, b: KubeObject): boolean {
-  const strip = ({ metadata: _m, status: _s, ...rest }: KubeObject) => rest;
-  return !sameJson(strip(a), strip(b));
+  const strip = ({ metadata: _m, status: _s, ...rest }: UnstructuredObject) => rest;
+  return !sameJson(strip(a as UnstructuredObject), strip(b as UnstructuredObject));
 }
 
 function formatTime(ms: number): string {

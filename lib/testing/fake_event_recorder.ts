@@ -22,7 +22,11 @@ export class FakeEventRecorder implements EventSink {
     const identity =
       "metadata" in regarding && typeof regarding.metadata === "object" && regarding.metadata !== null
         ? { kind: regarding.kind, namespace: regarding.metadata.namespace, name: regarding.metadata.name }
-        : { kind: regarding.kind, namespace: regarding.namespace, name: regarding.name };
+        : {
+          kind: regarding.kind,
+          namespace: (regarding as ObjectReference).namespace,
+          name: (regarding as ObjectReference).name,
+        };
     const defined = Object.fromEntries(Object.entries(identity).filter(([, v]) => typeof v === "string"));
     this.events.push({ ...info, ...defined });
   }

@@ -1,4 +1,4 @@
-import type { KubeObject } from "../../lib/resources/mod.ts";
+import type { Event } from "../../lib/resources/mod.ts";
 
 /**
  * A minimal valid events.k8s.io/v1 Event. Events are the resource kube-apiserver keeps no watch
@@ -9,7 +9,7 @@ export function testEvent(
   namespace: string,
   reportingController: string,
   note?: string,
-): KubeObject {
+): Event {
   return {
     apiVersion: "events.k8s.io/v1",
     kind: "Event",

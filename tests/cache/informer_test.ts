@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { Informer, type InformerHandler } from "../../lib/cache/informer.ts";
 import type { InformerMetrics } from "../../lib/cache/informer_metrics.ts";
-import type { KubeObject, ObjectList, ResourceRef } from "../../lib/resources/object.ts";
+import type { KubeObject, ObjectList, ResourceRef, UnstructuredObject } from "../../lib/resources/object.ts";
 import type { ListOptions } from "../../lib/client/types.ts";
 import type { Logger } from "../../lib/log/logger.ts";
 import { FakeClock, flush } from "../_util/fake_clock.ts";
@@ -183,7 +183,7 @@ Deno.test("a transform runs before caching; a throwing transform is logged and t
   const lw = new ScriptedListWatcher([page([cm("a", "1"), cm("boom", "2")], "10")], [
     new ScriptedBody([], { stall: true }),
   ]);
-  const inf = new Informer<KubeObject>(lw, configMaps, {
+  const inf = new Informer<UnstructuredObject>(lw, configMaps as ResourceRef<UnstructuredObject>, {
     clock,
     initialList: "paged",
     logger: recordingLogger(logs),
@@ -231,7 +231,7 @@ Deno.test("a paged list is transformed item by item by a client that can, once p
     ];
     const body = [new ScriptedBody([line("ADDED", withFields("d", "11"))], { stall: true })];
     const lw = honours ? new TransformingListWatcher(answers, body) : new ScriptedListWatcher(answers, body);
-    const inf = new Informer<KubeObject>(lw, configMaps, {
+    const inf = new Informer<UnstructuredObject>(lw, configMaps as ResourceRef<UnstructuredObject>, {
       clock,
       initialList: "paged",
       transform: (o) => {

@@ -3,7 +3,12 @@
 // follows the server.
 import assert from "node:assert/strict";
 import { Informer } from "../../lib/cache/mod.ts";
-import { CONFIG_MAPS, type KubeObject, type ResourceRef } from "../../lib/resources/mod.ts";
+import {
+  CONFIG_MAPS,
+  type KubeObject,
+  type ResourceRef,
+  type UnstructuredObject,
+} from "../../lib/resources/mod.ts";
 import { adminClient } from "../_util/clients.ts";
 import { createNamespace, eventually } from "../_util/testenv.ts";
 import { installFooCrd } from "../_util/sample_controller.ts";
@@ -101,7 +106,7 @@ Deno.test("an informer on ConfigMaps hands onAdd, onUpdate and onDelete the serv
     CONFIG_MAPS,
     ns.name,
     (v) => ({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "cm" }, data: { v: String(v) } }),
-    (o) => Number((o.data as Record<string, string> | undefined)?.v),
+    (o) => Number(((o as UnstructuredObject).data as Record<string, string> | undefined)?.v),
   );
 });
 
@@ -117,6 +122,6 @@ Deno.test("an informer on Foo custom resources hands onAdd, onUpdate and onDelet
       metadata: { name: "foo" },
       spec: { deploymentName: "foo", replicas: v },
     }),
-    (o) => (o.spec as { replicas?: number } | undefined)?.replicas,
+    (o) => ((o as UnstructuredObject).spec as { replicas?: number } | undefined)?.replicas,
   );
 });

@@ -8,7 +8,7 @@
 // ConfigMap in another namespace; the watch never sees that object, but its bookmark (~3 s in) carries
 // its resourceVersion (or a newer one), and the next watch must resume from there.
 import assert from "node:assert/strict";
-import { CONFIG_MAPS, type KubeObject } from "../../lib/resources/mod.ts";
+import { CONFIG_MAPS, type ConfigMap } from "../../lib/resources/mod.ts";
 import { type RawWatchOptions } from "../../lib/client/mod.ts";
 import { type RawWatchEventType, watcher, type WatcherEvent } from "../../lib/watch/mod.ts";
 import { adminClient } from "../_util/clients.ts";
@@ -84,6 +84,6 @@ Deno.test("a BOOKMARK newer than any object event becomes the resourceVersion of
   assert.equal(events.some((e) => e.type === "error"), false, "a clean timeout is not an error");
 });
 
-function configMap(name: string): KubeObject {
+function configMap(name: string): ConfigMap {
   return { apiVersion: "v1", kind: "ConfigMap", metadata: { name }, data: { k: "v" } };
 }

@@ -1,4 +1,4 @@
-import type { KubeObject, ResourceRef } from "../../lib/resources/object.ts";
+import type { KubeObject, ResourceRef, UnstructuredObject } from "../../lib/resources/object.ts";
 import type {
   ApplyClient,
   ApplyPatchOptions,
@@ -90,7 +90,7 @@ export class FakeApplyClient implements ApplyClient {
     if (this.failWith) return Promise.reject(this.failWith);
     const obj = structuredClone(body) as T;
     if (ref.plural === "deployments") {
-      (obj as KubeObject)["status"] = { availableReplicas: this.availableReplicas };
+      (obj as KubeObject as UnstructuredObject)["status"] = { availableReplicas: this.availableReplicas };
     }
     return Promise.resolve(obj);
   }

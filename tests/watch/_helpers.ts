@@ -1,5 +1,11 @@
 import { ApiError } from "../../lib/client/api_error.ts";
-import type { KubeObject, ObjectList, ResourceRef, Status } from "../../lib/resources/object.ts";
+import type {
+  KubeObject,
+  ObjectList,
+  ResourceRef,
+  Status,
+  UnstructuredObject,
+} from "../../lib/resources/object.ts";
 import type { ListOptions, RawWatchOptions } from "../../lib/client/types.ts";
 import type { ListWatcher } from "../../lib/watch/list_watcher.ts";
 import { type FakeClock, flush } from "../_util/fake_clock.ts";
@@ -13,7 +19,7 @@ export const configMaps: ResourceRef = {
 };
 
 /** A ConfigMap with the given name and resourceVersion. */
-export function cm(name: string, rv: string, extra: Record<string, unknown> = {}): KubeObject {
+export function cm(name: string, rv: string, extra: Record<string, unknown> = {}): UnstructuredObject {
   return {
     apiVersion: "v1",
     kind: "ConfigMap",
