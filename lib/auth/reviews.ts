@@ -21,7 +21,7 @@ export const SUBJECT_ACCESS_REVIEWS: ResourceRef<SubjectAccessReview> = Object.f
 /** What the reviews need from the API client; KubeClient satisfies it. */
 export interface ReviewClient {
   /** POSTs a review and resolves with the server's answer (the object with its status). */
-  create<T extends KubeObject>(ref: ResourceRef<T>, obj: T, options: { signal?: AbortSignal }): Promise<T>;
+  create<T extends KubeObject>(ref: ResourceRef<T>, obj: T, options: { signal?: AbortSignal | undefined }): Promise<T>;
 }
 
 /** The user a token belongs to, as TokenReview reports it. */
@@ -58,7 +58,7 @@ export interface TokenReview extends KubeObject {
 export async function reviewToken(
   client: ReviewClient,
   token: string,
-  options: { signal?: AbortSignal; audiences?: readonly string[] } = {},
+  options: { signal?: AbortSignal | undefined; audiences?: readonly string[] } = {},
 ): Promise<TokenReviewResult> {
   const review: TokenReview = {
     apiVersion: "authentication.k8s.io/v1",
@@ -114,7 +114,7 @@ export async function reviewNonResourceAccess(
   client: ReviewClient,
   user: UserInfo,
   attributes: { path: string; verb: string },
-  options: { signal?: AbortSignal } = {},
+  options: { signal?: AbortSignal | undefined } = {},
 ): Promise<AccessReviewResult> {
   const review: SubjectAccessReview = {
     apiVersion: "authorization.k8s.io/v1",

@@ -198,7 +198,7 @@ export class Informer<T extends KubeObject = KubeObject> {
   }
 
   /** The changes from now on as an async iterable (unbounded buffer); ends when `signal` aborts. */
-  changes(options: { signal?: AbortSignal } = {}): AsyncGenerator<StoreChange<T>, void, undefined> {
+  changes(options: { signal?: AbortSignal | undefined } = {}): AsyncGenerator<StoreChange<T>, void, undefined> {
     return changeStream<StoreChange<T>>((listener) => {
       this.#listeners.add(listener);
       return () => void this.#listeners.delete(listener);

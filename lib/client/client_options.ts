@@ -87,7 +87,7 @@ export interface ObjectOptions {
    * Aborts the request.
    * @default {never aborted}
    */
-  readonly signal?: AbortSignal;
+  readonly signal?: AbortSignal | undefined;
 }
 
 /** Options of writes. */

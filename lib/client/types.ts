@@ -6,7 +6,7 @@ export interface RequestOptions {
    * Aborts the request.
    * @default {never aborted}
    */
-  readonly signal?: AbortSignal;
+  readonly signal?: AbortSignal | undefined;
 }
 
 /** Selectors and resourceVersion semantics for list and watch. */

@@ -13,7 +13,7 @@ export interface ExecRunOptions {
    * Kills the process when aborted.
    * @default {never aborted}
    */
-  readonly signal?: AbortSignal;
+  readonly signal?: AbortSignal | undefined;
 }
 
 /** The outcome of a finished process. */

@@ -47,7 +47,7 @@ export interface InClusterOptions {
    * Aborts the initial token read.
    * @default {never aborted}
    */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
 }
 
 /** True when the environment says we run in a pod (both service variables are set). */

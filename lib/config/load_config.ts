@@ -73,7 +73,7 @@ export interface LoadConfigOptions {
    * Aborts file reads.
    * @default {never aborted}
    */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
 }
 
 /**

@@ -47,7 +47,7 @@ export interface ResolveContextOptions {
    * Aborts file reads.
    * @default {never aborted}
    */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
 }
 
 const AUTH_HINT: Record<string, string> = {

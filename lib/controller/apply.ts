@@ -54,7 +54,7 @@ export interface ApplyOptions {
    * Aborts the request.
    * @default {never aborted}
    */
-  readonly signal?: AbortSignal;
+  readonly signal?: AbortSignal | undefined;
 }
 
 /**

@@ -21,7 +21,7 @@ export interface CreateOrPatchOptions<T extends KubeObject> {
    * Aborts the requests.
    * @default {never aborted}
    */
-  readonly signal?: AbortSignal;
+  readonly signal?: AbortSignal | undefined;
 }
 
 /** What {@linkcode createOrPatch} did, and the object as stored. */

@@ -23,7 +23,7 @@ export interface FinalizerOptions {
    * Aborts the requests.
    * @default {never aborted}
    */
-  readonly signal?: AbortSignal;
+  readonly signal?: AbortSignal | undefined;
 }
 
 /** True when `obj` lists `finalizer`. */

@@ -91,7 +91,7 @@ export interface FlushOptions {
    * Abandons the pending writes when it aborts.
    * @default {never}
    */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   /**
    * Abandons them after this long.
    * @default {the recorder's `flushTimeoutMs`}

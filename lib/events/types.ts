@@ -18,7 +18,7 @@ export interface EventRequestOptions {
    * Aborts the request.
    * @default {never aborted}
    */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
 }
 
 /** What the recorder needs from the API client; `KubeClient` satisfies it. */

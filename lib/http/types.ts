@@ -39,7 +39,7 @@ export interface HttpRequest {
   /** The request body; strings are sent as UTF-8. */
   readonly body?: Uint8Array | string;
   /** Aborts connecting, sending and reading the body. */
-  readonly signal?: AbortSignal;
+  readonly signal?: AbortSignal | undefined;
   /**
    * A long-lived streaming response (a watch): it gets a connection of its own that is never
    * returned to the pool, and no read timeout applies between body chunks.

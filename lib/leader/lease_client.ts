@@ -15,7 +15,7 @@ export interface LeaseRequestOptions {
    * Aborts the request.
    * @default {never aborted}
    */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
 }
 
 /**

@@ -35,7 +35,7 @@ export interface GetOptions {
    * Stops waiting: the returned promise rejects with `signal.reason`.
    * @default {never aborted}
    */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
 }
 
 interface Waiter<T> {

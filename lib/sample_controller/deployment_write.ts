@@ -34,7 +34,7 @@ export interface ApplyPatchOptions {
    * Aborts the request.
    * @default {never aborted}
    */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
 }
 
 /** Options of a create (a subset of KubeClient's write options). */
@@ -53,7 +53,7 @@ export interface CreateOptions {
    * Aborts the request.
    * @default {never aborted}
    */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
 }
 
 /**

@@ -101,7 +101,7 @@ export class ResourceExistsError extends Error {
 export async function reconcileFoo(
   key: string,
   deps: FooReconcilerDeps,
-  options: { signal?: AbortSignal } = {},
+  options: { signal?: AbortSignal | undefined } = {},
 ): Promise<FooSyncResult> {
   const { clock = systemClock, logger = noopLogger } = deps;
   const foo = deps.foos.get(key);

@@ -94,7 +94,7 @@ export interface WithBackoffOptions {
    * Ends the iteration (no error) when aborted, also during a sleep.
    * @default {never aborted}
    */
-  readonly signal?: AbortSignal;
+  readonly signal?: AbortSignal | undefined;
   /**
    * Time source for the sleeps.
    * @default {systemClock}

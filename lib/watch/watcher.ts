@@ -40,7 +40,7 @@ export interface WatcherOptions {
    * Stops the watcher: the iteration ends (no error) and the connection is closed.
    * @default {never aborted}
    */
-  readonly signal?: AbortSignal;
+  readonly signal?: AbortSignal | undefined;
   /**
    * Namespace of a namespaced resource; omitted means all namespaces.
    * @default {all namespaces}

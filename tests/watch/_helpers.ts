@@ -123,7 +123,7 @@ export class ScriptedListWatcher implements ListWatcher {
   }
 }
 
-function withoutSignal<O extends { signal?: AbortSignal }>(opts: O): O {
+function withoutSignal<O extends { signal?: AbortSignal | undefined }>(opts: O): O {
   const { signal: _s, ...rest } = opts;
   return rest as O;
 }
