@@ -21,7 +21,11 @@ export const SUBJECT_ACCESS_REVIEWS: ResourceRef<SubjectAccessReview> = Object.f
 /** What the reviews need from the API client; KubeClient satisfies it. */
 export interface ReviewClient {
   /** POSTs a review and resolves with the server's answer (the object with its status). */
-  create<T extends KubeObject>(ref: ResourceRef<T>, obj: T, options: { signal?: AbortSignal | undefined }): Promise<T>;
+  create<T extends KubeObject>(
+    ref: ResourceRef<T>,
+    obj: T,
+    options: { signal?: AbortSignal | undefined },
+  ): Promise<T>;
 }
 
 /** The user a token belongs to, as TokenReview reports it. */

@@ -93,7 +93,10 @@ export class KubeClient implements ResourceClient, AsyncDisposable {
    * Reads any path below the server URL as JSON: discovery (`/apis`), `/version`, `/openapi/v3/...`. The
    * path must start with "/" and hold no query, fragment or ".." segment (use the typed calls for resources).
    */
-  async getPath<T = unknown>(path: string, options: { readonly signal?: AbortSignal | undefined } = {}): Promise<T> {
+  async getPath<T = unknown>(
+    path: string,
+    options: { readonly signal?: AbortSignal | undefined } = {},
+  ): Promise<T> {
     if (!path.startsWith("/") || /[?#]|(^|\/)\.\.?(\/|$)/.test(path)) {
       throw new TypeError(
         `Invalid API path "${path}": expected an absolute path without query or dot segments`,

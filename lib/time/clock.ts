@@ -28,7 +28,10 @@ export const systemClock: Clock = {
  * Resolves after `ms` on `clock`, or rejects with `signal.reason` as soon as the signal aborts.
  * The timer is cancelled on abort, so nothing keeps the process alive.
  */
-export function sleep(ms: number, options: { signal?: AbortSignal | undefined; clock?: Clock } = {}): Promise<void> {
+export function sleep(
+  ms: number,
+  options: { signal?: AbortSignal | undefined; clock?: Clock } = {},
+): Promise<void> {
   const { signal, clock = systemClock } = options;
   return new Promise((resolve, reject) => {
     if (signal?.aborted) {
