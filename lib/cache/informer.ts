@@ -126,6 +126,7 @@ export class Informer<T extends KubeObject = KubeObject> {
   readonly #ref: ResourceRef<T>;
   readonly #options: InformerOptions<T>;
   readonly #writer: StoreWriter<T>;
+  readonly #store: IndexedStore<T>;
   readonly #listeners = new Set<Listener<T>>();
   readonly #recoveryListeners = new Set<() => void>();
   readonly #logger: Logger;
@@ -148,11 +149,17 @@ export class Informer<T extends KubeObject = KubeObject> {
     this.#options = options;
     const store = new IndexedStore<T>(options.indexers ?? {});
     this.store = store;
+    this.#store = store;
     this.#writer = new StoreWriter(store);
     this.#resource = resourceName(ref);
     this.#logger = (options.logger ?? noopLogger).child({ resource: this.#resource });
     this.#clock = options.clock ?? systemClock;
     this.#metrics = options.metrics ?? noopInformerMetrics;
+  }
+
+  /** Adds secondary indexes to the store, built over what it holds already (see `IndexedStore.addIndexers`). */
+  addIndexers(indexers: Indexers<T>): void {
+    this.#store.addIndexers(indexers);
   }
 
   /** True once the first full list is in the store. */
@@ -198,7 +205,9 @@ export class Informer<T extends KubeObject = KubeObject> {
   }
 
   /** The changes from now on as an async iterable (unbounded buffer); ends when `signal` aborts. */
-  changes(options: { signal?: AbortSignal | undefined } = {}): AsyncGenerator<StoreChange<T>, void, undefined> {
+  changes(
+    options: { signal?: AbortSignal | undefined } = {},
+  ): AsyncGenerator<StoreChange<T>, void, undefined> {
     return changeStream<StoreChange<T>>((listener) => {
       this.#listeners.add(listener);
       return () => void this.#listeners.delete(listener);

@@ -35,10 +35,11 @@ export type SharedInformerFactoryOptions = Omit<
   "namespace" | "labelSelector" | "fieldSelector" | "metadataOnly" | "indexers" | "transform"
 >;
 
-/** Per-informer options: its scope plus indexers and transform, used only by the first caller. */
+/** Per-informer options: its scope plus indexers, and a transform used only by the first caller. */
 export interface SharedInformerOptions<T extends KubeObject> extends InformerScope {
   /**
-   * Secondary indexes (first caller wins).
+   * Secondary indexes. Every caller's are added, whether the informer exists, runs or has synced
+   * already (they are built over what it holds); the same name with another function throws a TypeError.
    * @default {only the namespace index}
    */
   readonly indexers?: Indexers<T>;
@@ -62,7 +63,8 @@ interface Entry {
  *
  * Reference counted: each `informer()` call takes a reference and `release()` gives it back; when the
  * last reference is released the informer stops and is forgotten. `start(signal)` runs every informer
- * (also those created later) until `signal` aborts. Indexers and transform of the first caller win.
+ * (also those created later) until `signal` aborts. Every caller's indexers are added to the shared
+ * store, in any order; the transform of the first caller wins.
  */
 export class SharedInformerFactory {
   readonly #client: ListWatcher;
@@ -98,7 +100,9 @@ export class SharedInformerFactory {
     ]
       .join("|");
     let entry = this.#entries.get(key);
-    if (!entry) {
+    if (entry && options.indexers) {
+      (entry.informer as unknown as Informer<T>).addIndexers(options.indexers);
+    } else if (!entry) {
       const informer = new Informer<T>(this.#client, ref, {
         ...this.#options,
         ...(options as InformerOptions<T>),

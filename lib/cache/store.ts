@@ -96,6 +96,35 @@ export class IndexedStore<T extends KubeObject> implements Store<T> {
     return this.byIndex(NAMESPACE_INDEX, namespace);
   }
 
+  /**
+   * Adds secondary indexes and builds them over the objects already held, so an index registered after
+   * the informer exists (or has synced) answers like one given at construction. Registering the same
+   * function under the same name again does nothing.
+   * @throws {TypeError} when `name` already indexes with another function: two callers disagree on what
+   *   the index means, and one of them would silently read the other's.
+   */
+  addIndexers(indexers: Indexers<T>): void {
+    for (const [name, fn] of Object.entries(indexers)) {
+      const existing = this.#indexers.get(name);
+      if (existing === fn) continue;
+      if (existing !== undefined) {
+        throw new TypeError(
+          `Cannot add indexer "${name}": another function is already registered under that name`,
+        );
+      }
+      this.#indexers.set(name, fn);
+      const index = new Map<string, Set<string>>();
+      this.#indexes.set(name, index);
+      for (const [key, object] of this.#items) {
+        for (const value of fn(object)) {
+          let keys = index.get(value);
+          if (!keys) index.set(value, keys = new Set());
+          keys.add(key);
+        }
+      }
+    }
+  }
+
   /** Inserts or replaces the object at `key`, keeping the indexes current. Returns the previous one. */
   set(key: string, object: DeepReadonly<T>): DeepReadonly<T> | undefined {
     const old = this.#items.get(key);

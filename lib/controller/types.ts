@@ -1,6 +1,6 @@
 import type { DeepReadonly } from "../resources/deep_readonly.ts";
 import type { KubeObject, ResourceRef } from "../resources/object.ts";
-import type { InformerHandler, InformerScope, Store, SyncStatus } from "../cache/mod.ts";
+import type { Indexers, InformerHandler, InformerScope, Store, SyncStatus } from "../cache/mod.ts";
 import type { Logger } from "../log/logger.ts";
 
 /** What to reconcile: the primary object's name (and namespace when it is namespaced). */
@@ -72,6 +72,12 @@ export interface InformerLike<T extends KubeObject = KubeObject> {
  * @experimental May gain members (indexers, sharding).
  */
 export interface InformerSource {
-  /** The shared informer of a resource. */
-  informer<T extends KubeObject>(ref: ResourceRef<T>, options?: InformerScope): InformerLike<T>;
+  /**
+   * The shared informer of a resource. `indexers` are added to its store whether or not it exists
+   * already, so the order in which controllers and indexes are set up does not matter.
+   */
+  informer<T extends KubeObject>(
+    ref: ResourceRef<T>,
+    options?: InformerScope & { readonly indexers?: Indexers<T> },
+  ): InformerLike<T>;
 }

@@ -110,7 +110,7 @@ export class FakeInformer<T extends KubeObject = KubeObject> implements Informer
   }
 }
 
-/** Hands out one {@linkcode FakeInformer} per resource (scope options are ignored). */
+/** Hands out one {@linkcode FakeInformer} per resource (scope options are ignored; indexers are added). */
 export class FakeInformers implements InformerSource {
   readonly #byRef = new Map<string, FakeInformer<KubeObject>>();
   readonly #options: FakeInformerOptions<KubeObject>;
@@ -120,9 +120,14 @@ export class FakeInformers implements InformerSource {
     this.#options = options;
   }
 
-  /** The informer of `ref` (InformerSource). */
-  informer<T extends KubeObject>(ref: ResourceRef<T>): InformerLike<T> {
-    return this.get(ref);
+  /** The informer of `ref` (InformerSource); `indexers` are added to its store, as a real factory does. */
+  informer<T extends KubeObject>(
+    ref: ResourceRef<T>,
+    options: { readonly indexers?: Indexers<T> } = {},
+  ): InformerLike<T> {
+    const informer = this.get(ref);
+    if (options.indexers) informer.store.addIndexers(options.indexers);
+    return informer;
   }
 
   /** The informer of `ref`, with the test controls. */

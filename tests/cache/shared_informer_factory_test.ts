@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { SharedInformerFactory } from "../../lib/cache/shared_informer_factory.ts";
+import type { IndexFunc } from "../../lib/cache/store.ts";
 import type { KubeObject, ObjectList, ResourceRef } from "../../lib/resources/object.ts";
 import type { ListOptions } from "../../lib/client/types.ts";
 import { FakeClock, flush } from "../_util/fake_clock.ts";
@@ -139,4 +140,29 @@ Deno.test("waitForSync rejects with the signal's reason on abort", async () => {
   const p = f.waitForSync(ac.signal);
   ac.abort(new Error("shutdown"));
   await assert.rejects(p, /shutdown/);
+});
+
+Deno.test("indexers asked for after the informer exists and has synced are added and answer at once", async () => {
+  const lw = new ScriptedListWatcher([page([cm("a", "1"), cm("b", "2", { data: { owner: "x" } })], "10")], [
+    new ScriptedBody([], { stall: true }),
+  ]);
+  const f = factory(lw);
+  const first = f.informer(configMaps);
+  const ac = new AbortController();
+  f.start(ac.signal);
+  await f.waitForSync(ac.signal);
+  const byOwner: IndexFunc<KubeObject> = (
+    o,
+  ) => [String((o as { data?: { owner?: string } }).data?.owner ?? "")];
+  const second = f.informer(configMaps, { indexers: { byOwner } });
+  assert.equal(second, first);
+  assert.deepEqual(second.store.byIndex("byOwner", "x").map((o) => o.metadata.name), ["b"]);
+  f.informer(configMaps, { indexers: { byOwner } }); // the same function again: nothing to do
+  assert.throws(
+    () => f.informer(configMaps, { indexers: { byOwner: () => ["other"] } }),
+    (e: Error) => e instanceof TypeError && /indexer "byOwner"/.test(e.message),
+    "another function under the same name fails loudly",
+  );
+  ac.abort();
+  await f.stopped();
 });

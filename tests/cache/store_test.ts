@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import type { KubeObject } from "../../lib/resources/object.ts";
-import { IndexedStore, NAMESPACE_INDEX } from "../../lib/cache/store.ts";
+import { IndexedStore, type IndexFunc, NAMESPACE_INDEX } from "../../lib/cache/store.ts";
 import { objectKey } from "../../lib/client/paths.ts";
 import { deepFreeze } from "./_helpers.ts";
 
@@ -69,4 +69,18 @@ Deno.test("replace swaps the whole content and rebuilds the indexes", () => {
   assert.deepEqual(s.keys(), ["y/b"]);
   assert.deepEqual(s.listByNamespace("x"), []);
   assert.equal(s.listByNamespace("y").length, 1);
+});
+
+Deno.test("addIndexers builds a new index over the objects already held and keeps it current", () => {
+  const store = new IndexedStore<KubeObject>();
+  store.set("ns/a", obj("a", "ns", { team: "red" }));
+  store.set("ns/b", obj("b", "ns", { team: "blue" }));
+  const byTeam: IndexFunc<KubeObject> = (o) => [o.metadata.labels?.team ?? ""];
+  store.addIndexers({ byTeam });
+  assert.deepEqual(store.byIndex("byTeam", "red").map((o) => o.metadata.name), ["a"]);
+  store.set("ns/c", obj("c", "ns", { team: "red" }));
+  store.delete("ns/a");
+  assert.deepEqual(store.byIndex("byTeam", "red").map((o) => o.metadata.name), ["c"]);
+  store.addIndexers({ byTeam });
+  assert.throws(() => store.addIndexers({ byTeam: () => [] }), TypeError);
 });

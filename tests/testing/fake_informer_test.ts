@@ -1,7 +1,8 @@
 /** FakeInformer and MemoryLogger: the hand-driven test doubles a controller's unit tests lean on. */
 import assert from "node:assert/strict";
-import { CONFIG_MAPS, type ConfigMap } from "../../lib/resources/mod.ts";
+import { CONFIG_MAPS, type ConfigMap, type KubeObject } from "../../lib/resources/mod.ts";
 import { FakeInformer, FakeInformers, MemoryLogger } from "../../lib/testing/mod.ts";
+import type { IndexFunc } from "../../lib/cache/mod.ts";
 
 const cm = (name: string, data: Record<string, string> = {}): ConfigMap => ({
   metadata: { name, namespace: "ns" },
@@ -88,4 +89,13 @@ Deno.test("MemoryLogger keeps lines with their child fields, finds them and list
   assert.deepEqual(logger.messages(), ["starting", "reconciled", "slow", "failed"]);
   assert.deepEqual(logger.messages("error"), ["failed"]);
   assert.deepEqual(child.messages("debug"), ["starting"], "children share the parent's lines");
+});
+
+Deno.test("FakeInformers adds indexers asked for after the informer was handed out", () => {
+  const informers = new FakeInformers();
+  const first = informers.get(CONFIG_MAPS);
+  first.add({ metadata: { name: "a", namespace: "ns", labels: { team: "red" } } });
+  const byTeam: IndexFunc<KubeObject> = (o) => [o.metadata.labels?.team ?? ""];
+  const again = informers.informer(CONFIG_MAPS, { indexers: { byTeam } });
+  assert.deepEqual(again.store.byIndex("byTeam", "red").map((o) => o.metadata.name), ["a"]);
 });
