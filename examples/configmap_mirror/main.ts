@@ -8,7 +8,6 @@
  */
 import {
   createLogger,
-  EventRecorder,
   installSignalHandlers,
   KubeClient,
   loadConfig,
@@ -25,11 +24,12 @@ using _signals = installSignalHandlers(shutdown); // first signal: graceful stop
 const logger = createLogger();
 await using client = new KubeClient(await loadConfig({ logger }), { logger });
 const informers = new SharedInformerFactory(client, { logger });
-await using recorder = new EventRecorder(client, { reportingController: FIELD_MANAGER, logger });
 const manager = new Manager(informers, {
   logger,
   metricsAddress: flag("metrics-bind-address", ":8080"),
   healthAddress: flag("health-probe-bind-address", ":8081"),
 });
+// Owned by the Manager: flushed when the controllers stop, before a Lease (if any) is released.
+const recorder = manager.eventRecorder(client, { reportingController: FIELD_MANAGER });
 manager.controller(mirrorController({ informers, client, recorder }));
 await manager.run({ signal: shutdown.signal });

@@ -6,6 +6,8 @@ import {
   type LeaseClient,
 } from "../leader/mod.ts";
 import { type CertificateSource, type ScrapeAuthorizer, serveObservability } from "../observe/mod.ts";
+import { EventRecorder, type EventRecorderOptions } from "../events/recorder.ts";
+import type { EventsClient } from "../events/types.ts";
 import { type Logger, noopLogger } from "../log/logger.ts";
 import { MetricsRegistry } from "../metrics/registry.ts";
 import { type Clock, systemClock } from "../time/clock.ts";
@@ -107,6 +109,7 @@ export class Manager {
   #clock: Clock;
   #controllers: Controller<KubeObject>[] = [];
   #elector: LeaderElector | undefined;
+  #recorders: EventRecorder[] = [];
   #started = false;
 
   /** Creates the instance; see the options type for defaults. */
@@ -130,6 +133,19 @@ export class Manager {
     });
     this.#controllers.push(c as unknown as Controller<KubeObject>);
     return c;
+  }
+
+  /**
+   * An {@linkcode EventRecorder} the Manager owns. Its last events are written after the controllers
+   * stop and BEFORE the Lease is released, so a `client` whose `writeFence` is the Lease's fence may
+   * still write them; when leadership was lost they are abandoned instead (the fence would refuse
+   * them). A recorder of your own disposed after `run()` resolves flushes too late for a fenced client:
+   * the Lease is gone and every pending event fails with NotLeaderError.
+   */
+  eventRecorder(client: EventsClient, options: EventRecorderOptions): EventRecorder {
+    const recorder = new EventRecorder(client, { clock: this.#clock, logger: this.#logger, ...options });
+    this.#recorders.push(recorder);
+    return recorder;
   }
 
   /** True once every controller's informers have synced (the /readyz check). */
@@ -216,6 +232,8 @@ export class Manager {
           : new LeaderElectionLostError(`${election.namespace}/${election.leaseName}`);
       }
     } finally {
+      // Never led, or already closed while leading: nothing of theirs may be written now.
+      await this.#closeRecorders(AbortSignal.abort());
       background.abort();
       await Promise.all([server?.finished, this.#factory.stopped?.()]);
       this.#logger.info("Manager stopped");
@@ -235,10 +253,17 @@ export class Manager {
     );
     try {
       const results = await Promise.allSettled(runs);
+      // Still leading on a shutdown: the last events go out now, before the Lease is released.
+      await this.#closeRecorders(lost);
       const failed = results.find((r): r is PromiseRejectedResult => r.status === "rejected");
       if (failed) throw failed.reason;
     } finally {
       signal.removeEventListener("abort", onAbort);
     }
+  }
+
+  /** Closes the Manager's recorders; an aborted `abandon` drops their pending writes unsent. */
+  async #closeRecorders(abandon: AbortSignal | undefined): Promise<void> {
+    await Promise.all(this.#recorders.map((r) => r.close({ signal: abandon })));
   }
 }

@@ -238,15 +238,21 @@ export class EventRecorder implements EventSink {
   }
 
   /**
-   * Stops accepting events at once, flushes (bounded like `flush()`), then cancels every timer and
-   * forgets all series. Closing first matters: an event recorded while the flush runs would otherwise
-   * arm a series timer that fires after dispose.
+   * Stops accepting events at once, flushes (bounded like `flush()`; an aborted `signal` abandons the
+   * pending writes without sending them), then cancels every timer and forgets all series. Closing first
+   * matters: an event recorded while the flush runs would otherwise arm a series timer that fires after
+   * dispose. Closing again does nothing more.
    */
-  async [Symbol.asyncDispose](): Promise<void> {
+  async close(options: FlushOptions = {}): Promise<void> {
     this.#closing = true;
-    await this.flush();
+    await this.flush(options);
     for (const s of this.#series.values()) s.timer?.cancel();
     this.#series.clear();
+  }
+
+  /** Same as `close()`. */
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.close();
   }
 
   #expire(now: number): void {

@@ -1,7 +1,6 @@
 import { SharedInformerFactory } from "../cache/mod.ts";
 import { type ClusterConfig, ConfigError, loadConfig } from "../config/mod.ts";
 import { controllerOf, Manager } from "../controller/mod.ts";
-import { EventRecorder } from "../events/mod.ts";
 import { informerMetricsFor } from "../cache/informer_metrics_registry.ts";
 import { type Logger } from "../log/logger.ts";
 import { MetricsRegistry } from "../metrics/registry.ts";
@@ -114,7 +113,8 @@ export async function runSampleController(flags: ControllerFlags, options: RunOp
     get: (key) => deploymentInformer.store.get(key),
     controlledBy: (uid) => deploymentInformer.store.byIndex(CONTROLLER_UID_INDEX, uid),
   };
-  await using recorder = new EventRecorder(client, {
+  // Owned by the Manager: its last events are written before the Lease is released (client is fenced).
+  const recorder = manager.eventRecorder(client, {
     reportingController: FIELD_MANAGER,
     logger: logger.child({ component: "events" }),
   });

@@ -13,6 +13,7 @@ import { clientView, FakeLeaseClient } from "../leader/fake_lease_client.ts";
 import { json, ScriptedTransport } from "../_util/scripted_transport.ts";
 import type { Transport } from "../../lib/http/types.ts";
 import { FakeInformers, fooRef, obj } from "./fake_informers.ts";
+import { MemoryLogger } from "../../lib/testing/memory_logger.ts";
 
 class FakeFactory extends FakeInformers {
   started = false;
@@ -305,4 +306,62 @@ Deno.test("a write pending when leadership is lost is cancelled at once, not lef
   assert.equal(cancelled.length, 1, "the pending write was cancelled at the renew deadline");
   assert.ok(cancelled[0] instanceof LeaderElectionLostError);
   await rejected;
+});
+
+Deno.test("the Manager's event recorder writes the last reconcile's events before the Lease is released", async () => {
+  const store = new FakeLeaseClient();
+  const clock = new FakeClock();
+  const fence = new LeaseFence({ clock });
+  // Each write the server receives, with who held the Lease at that moment.
+  const writes: string[] = [];
+  const transport = new ScriptedTransport((req) => {
+    writes.push(`${req.method} while held by "${store.leases.get("ns/foo-lock")?.spec?.holderIdentity}"`);
+    return json(req.method === "POST" ? 201 : 200, JSON.parse(req.body ?? "{}"));
+  });
+  const cfg = {
+    server: new URL("https://api.example:6443"),
+    tls: {},
+    namespace: "ns",
+    source: "test",
+    inCluster: false,
+    credentials: { get: () => Promise.resolve({ token: "t" }), invalidate: () => {} },
+  };
+  // The reconciles' client, fenced like the reference controller's: no write once the Lease is gone.
+  await using client = new KubeClient(cfg, { transport, clock, writeFence: fence });
+  const factory = new FakeFactory();
+  const logger = new MemoryLogger();
+  const manager = new Manager(factory, {
+    metricsAddress: "0",
+    healthAddress: "0",
+    clock,
+    logger,
+    leaderElection: { client: store, leaseName: "foo-lock", namespace: "ns", identity: "me", fence },
+  });
+  const recorder = manager.eventRecorder(client, { reportingController: "example.com/foo" });
+  manager.controller({
+    name: "foo",
+    for: fooRef,
+    reconcile: (r) => {
+      // The same event twice: the repeat becomes a series update, held back until flushed.
+      for (let i = 0; i < 2; i++) {
+        recorder.record(obj(r.name), { type: "Normal", reason: "Synced", action: "Reconcile", note: "done" });
+      }
+      return Promise.resolve();
+    },
+  });
+  factory.get(fooRef).add(obj("a"));
+  const ctl = new AbortController();
+  const done = manager.run({ signal: ctl.signal });
+  await flush();
+  assert.ok(manager.isLeader);
+  assert.deepEqual(writes, ['POST while held by "me"'], "the first event went out at once; its repeat waits");
+  ctl.abort();
+  await done;
+  assert.deepEqual(
+    writes,
+    ['POST while held by "me"', 'PATCH while held by "me"'],
+    "flushed before the release",
+  );
+  assert.equal(store.leases.get("ns/foo-lock")?.spec?.holderIdentity, "", "then the Lease was released");
+  assert.deepEqual(logger.messages("warn"), [], "no NotLeaderError warnings");
 });
