@@ -241,6 +241,7 @@ export {
   isTerminating,
   removeFinalizer,
 } from "./controller/finalizers.ts";
+export { finalizer, type FinalizerFlowOptions, type FinalizerHandlers } from "./controller/finalizer_flow.ts";
 export { matchesLabels } from "./controller/label_selector.ts";
 export { jsonEqual } from "./controller/merge_patch.ts";
 export { type ControllerMetrics, controllerMetricsFor, type ReconcileResult } from "./controller/metrics.ts";

@@ -59,6 +59,7 @@ export {
   removeFinalizer,
   terminatingForMs,
 } from "./finalizers.ts";
+export { finalizer, type FinalizerFlowOptions, type FinalizerHandlers } from "./finalizer_flow.ts";
 export {
   apply,
   type ApplyConfiguration,
