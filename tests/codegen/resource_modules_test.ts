@@ -66,7 +66,7 @@ Deno.test("a kind extends KubeObject with required metadata; references become i
   ]);
   const appsV1 = files.get("apps_v1.ts")!;
   assert.match(appsV1, /^\/\/ Code generated .* from the OpenAPI v3 of a test server\. DO NOT EDIT\./);
-  assert.match(appsV1, /import type \{ KubeObject, ObjectMeta \} from "\.\.\/client\/types\.ts";/);
+  assert.match(appsV1, /import type \{ KubeObject, ObjectMeta \} from "\.\/object\.ts";/);
   assert.match(appsV1, /import type \{ IntOrString, LabelSelector, Quantity \} from "\.\/apimachinery\.ts";/);
   assert.match(appsV1, /export interface Gadget extends KubeObject \{/);
   assert.match(appsV1, / {2}metadata: ObjectMeta;/);
