@@ -3,14 +3,16 @@
  *
  *   deno run --allow-read --allow-write --allow-run --ignore-env=LOG_TOKENS,LOG_STREAM \
  *     <kubeloop>/lib/codegen/generate_crd_types.ts crds/foo.yaml foo_types.ts [--kind K] [--version V] \
- *     [--import SPEC]
+ *     [--import SPEC] [--command TEXT]
  *
  * Reads every CustomResourceDefinition in the YAML file (the first, or the one whose kind is `--kind`),
  * writes its types and typed ResourceRef to the output file and formats it with the `deno fmt` settings of
  * the project the file is written into. `--version` picks the version (default: the storage version);
  * `--import` is the module the output imports kubeloop's base types from (default: a relative path to this
- * checkout's lib/mod.ts). Mistakes print one line naming the file or field at fault and exit non-zero
- * (2 for a bad command line), leaving the output file untouched.
+ * checkout's lib/mod.ts). The output's header names the command that wrote it: `--command` (a task name,
+ * say), else `generate_crd_types.ts` with the arguments as given. `--help` prints this text. Mistakes print
+ * one line naming the file or field at fault and exit non-zero (2 for a bad command line), leaving the
+ * output file untouched.
  * @module
  */
 import { dirname, resolve } from "node:path";
@@ -67,10 +69,32 @@ function defaultImport(outFile: string): string {
 }
 
 const USAGE =
-  "usage: generate_crd_types.ts CRD.yaml OUT.ts [--kind KIND] [--version VERSION] [--import SPEC]";
+  "usage: generate_crd_types.ts CRD.yaml OUT.ts [--kind KIND] [--version VERSION] [--import SPEC] " +
+  "[--command TEXT]";
+
+const HELP = `${USAGE}
+
+Writes TypeScript types and a typed ResourceRef for a CustomResourceDefinition.
+
+  CRD.yaml          a YAML file holding one or more CustomResourceDefinitions
+  OUT.ts            the file to write (formatted with the deno fmt settings of its project)
+  --kind KIND       which CRD of the file (default: the first)
+  --version V       which of its versions (default: the storage version)
+  --import SPEC     where the output imports kubeloop's base types from
+                    (default: a relative path to this kubeloop's lib/mod.ts)
+  --command TEXT    the command named in the output's header (default: this command line)
+  --help            this text
+
+Run with: deno run --allow-read --allow-write --allow-run --ignore-env=LOG_TOKENS,LOG_STREAM \\
+  <kubeloop>/lib/codegen/generate_crd_types.ts CRD.yaml OUT.ts
+`;
 
 async function main(args: readonly string[]): Promise<void> {
-  const { positional, options } = parseArgs(args, ["kind", "version", "import"]);
+  if (args.includes("--help") || args.includes("-h")) {
+    Deno.stdout.writeSync(new TextEncoder().encode(HELP));
+    return;
+  }
+  const { positional, options } = parseArgs(args, ["kind", "version", "import", "command"]);
   if (positional.length !== 2) {
     throw new UsageError(`expected a CRD file and an output file, got ${positional.length} argument(s)`);
   }
@@ -93,6 +117,7 @@ async function main(args: readonly string[]): Promise<void> {
   const generated = generateCrdTypes(crd, {
     kubeloop: options.get("import") ?? defaultImport(outFile),
     source: input,
+    command: options.get("command") ?? ["generate_crd_types.ts", ...args].join(" "),
     ...(version ? { version } : {}),
   });
   await Deno.writeTextFile(outFile, generated).catch((error) => {
