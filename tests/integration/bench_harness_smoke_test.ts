@@ -58,6 +58,7 @@ Deno.test("smoke: bench/controller/run.ts, the reference controller alone, print
     "--programs=kubeloop",
     "--n=2",
     "--rounds=1",
+    "--warmup=0",
     "--settle=0",
     "--window=1",
   ]);
