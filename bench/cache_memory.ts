@@ -3,12 +3,15 @@
  * wire JSON and cached through StoreWriter, keeping managedFields, stripping them the kubeloop way
  * (rebuild metadata), and — for comparison only — with `delete`.
  *
- *   deno run --v8-flags=--expose-gc bench/cache_memory.ts
+ *   deno run --v8-flags=--expose-gc bench/cache_memory.ts [--n=10000]
  */
+import { parseArgs } from "node:util";
 import { IndexedStore, StoreWriter, stripManagedFields } from "../lib/cache/mod.ts";
 import type { KubeObject } from "../lib/resources/object.ts";
 
-const N = 10_000;
+const { values: opts } = parseArgs({ args: Deno.args, options: { n: { type: "string", default: "10000" } } });
+const N = Number(opts.n);
+if (!Number.isInteger(N) || N < 1) throw new RangeError(`--n must be a positive integer, got ${opts.n}`);
 const encoder = new TextEncoder();
 /** Benchmark output goes straight to stdout (the library's no-console rule is about library code). */
 function print(text: string): void {

@@ -8,6 +8,7 @@
  * - one signature of each kind, the issuer parsed each time (so its key is imported each time).
  *
  *   deno bench --allow-read bench/chain_check_bench.ts
+ *       (KUBELOOP_BENCH_ITERATIONS per case with --allow-env: see _util/bench_env.ts)
  *   deno run --allow-read bench/chain_check_bench.ts --medians [N]   # N interleaved rounds (default
  *       2000) of all of them; prints each median
  */
@@ -15,6 +16,7 @@ import { checkChain, parseTrustAnchors } from "../lib/x509/server_certificate.ts
 import { parseCertificate, pemCertificates } from "../lib/x509/certificate.ts";
 import { signedBy } from "../lib/x509/signature.ts";
 import { median, print } from "./_util/stats.ts";
+import { benchIterations } from "./_util/bench_env.ts";
 
 const fixtures = new URL("../tests/http/fixtures/trust/signatures/", import.meta.url);
 const pem = (name: string) => Deno.readTextFileSync(new URL(name, fixtures));
@@ -43,7 +45,7 @@ const cases: [string, string, () => Promise<void>][] = [
   }],
 ];
 
-for (const [group, name, fn] of cases) Deno.bench(name, { group }, fn);
+for (const [group, name, fn] of cases) Deno.bench(name, { group, ...benchIterations() }, fn);
 
 if (import.meta.main && Deno.args.includes("--medians")) {
   const rounds = Number(Deno.args[Deno.args.indexOf("--medians") + 1] ?? "") || 2000;

@@ -13,18 +13,24 @@
  * and the ratio to node:zlib and DecompressionStream (below 1: ours is faster).
  *
  *   deno bench bench/gunzip_bench.ts
+ *   KUBELOOP_BENCH_N=100 KUBELOOP_BENCH_ITERATIONS=1 deno bench --allow-env bench/gunzip_bench.ts  # items
+ *       and events, iterations per case (the test suite's smoke run)
  */
 import { createGunzip, gzipSync } from "node:zlib";
 import { gunzipStream } from "../lib/http/gunzip.ts";
 import { median, print } from "./_util/stats.ts";
+import { benchIterations, benchSize } from "./_util/bench_env.ts";
 import { configMap, serverConfigMap } from "./peers/configmaps.ts";
 
-const ITEMS = 10_000;
-const EVENTS = 20_000;
+const ITEMS = benchSize(10_000);
+const EVENTS = benchSize(20_000);
 const CHUNK = 16 * 1024;
-const WARMUP = 5;
 // Measured iterations per input; the table takes the median of the last ones of these.
-const ROUNDS = { level1: 30, level6: 30, watch: 15 };
+const ITERATIONS = {
+  level1: benchIterations({ n: 30, warmup: 5 }),
+  level6: benchIterations({ n: 30, warmup: 5 }),
+  watch: benchIterations({ n: 15, warmup: 5 }),
+};
 const URL_TEXT = "https://bench/api/v1/configmaps";
 const encoder = new TextEncoder();
 
@@ -179,8 +185,7 @@ for (const group of ["level1", "level6", "watch"] as const) {
       name: decoder,
       group: groups[group],
       baseline: decoder === "ours",
-      n: ROUNDS[group],
-      warmup: WARMUP,
+      ...ITERATIONS[group],
       async fn(b) {
         b.start();
         const started = performance.now();
@@ -198,7 +203,8 @@ globalThis.addEventListener("unload", () => {
   print("| --- | ---: | ---: | ---: | ---: | ---: |");
   for (const group of ["level1", "level6", "watch"] as const) {
     // Deno runs a few more iterations than `n`: the measured ones are the last.
-    const ms = (decoder: Decoder) => median(times.get(`${group}/${decoder}`)?.slice(-ROUNDS[group]) ?? []);
+    const ms = (decoder: Decoder) =>
+      median(times.get(`${group}/${decoder}`)?.slice(-ITERATIONS[group].n) ?? []);
     const ours = ms("ours"), zlib = ms("node:zlib"), web = ms("DecompressionStream");
     const cell = (v: number) => Number.isNaN(v) ? "–" : v.toFixed(1);
     const ratio = (v: number) => Number.isNaN(v) ? "–" : (ours / v).toFixed(2);

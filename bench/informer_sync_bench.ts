@@ -7,6 +7,7 @@
  *
  *   deno task bench                                              # all benches, this one included
  *   deno bench --allow-all bench/informer_sync_bench.ts         # N=2000; KUBELOOP_BENCH_N=10000 for more
+ *       (KUBELOOP_BENCH_ITERATIONS per case: see _util/bench_env.ts)
  *
  * It starts the control plane (tests/_util/testenv.ts; the first run builds it), so it needs
  * --allow-all; without --allow-run it registers one ignored bench and does nothing.
@@ -14,6 +15,7 @@
 import type { InitialListMode } from "../lib/watch/mod.ts";
 import type { KubeObject } from "../lib/resources/mod.ts";
 import { configMap } from "./peers/configmaps.ts";
+import { benchIterations, benchSize } from "./_util/bench_env.ts";
 
 const canRun = (await Deno.permissions.query({ name: "run" })).state === "granted";
 
@@ -30,7 +32,7 @@ if (!canRun) {
   const { Informer } = await import("../lib/cache/mod.ts");
   const { loadConfig } = await import("../lib/config/mod.ts");
 
-  const n = Number(Deno.env.get("KUBELOOP_BENCH_N") ?? "2000");
+  const n = benchSize(2000);
   const config = await loadConfig({ kubeconfig: testEnv.kubeconfig, env: () => undefined });
   const ns = await createNamespace("bench-informer-sync");
   {
@@ -61,8 +63,7 @@ if (!canRun) {
       name: `initialList "${mode}", ${n} ConfigMaps`,
       group: "informer cold sync",
       baseline,
-      n: 5,
-      warmup: 1,
+      ...benchIterations({ n: 5, warmup: 1 }),
       async fn() {
         await coldSync(mode);
       },

@@ -13,6 +13,7 @@
  * - for scale: the web-standard `new Response(stream).json()`.
  *
  *   deno bench --allow-net=127.0.0.1 bench/list_decode_bench.ts
+ *   (KUBELOOP_BENCH_N items, KUBELOOP_BENCH_ITERATIONS per case with --allow-env: see _util/bench_env.ts)
  */
 import { CONFIG_MAPS } from "../lib/resources/mod.ts";
 import { KubeClient } from "../lib/client/mod.ts";
@@ -20,8 +21,10 @@ import { staticCredentials } from "../lib/config/mod.ts";
 import { ClientResponse } from "../lib/http/response.ts";
 import { ListBodyDecoder } from "../lib/client/list_body_decoder.ts";
 import { serverConfigMap } from "./peers/configmaps.ts";
+import { benchIterations, benchSize } from "./_util/bench_env.ts";
 
-const ITEMS = 10_000;
+const ITEMS = benchSize(10_000);
+const ITERATIONS = benchIterations({ n: 30, warmup: 5 });
 const CHUNK = 16 * 1024;
 
 const items = Array.from({ length: ITEMS }, (_, i) => serverConfigMap(i, "bench-ns"));
@@ -82,8 +85,7 @@ Deno.bench({
   name: `JSON.parse(string) of a ${ITEMS}-item ConfigMapList (${mb} MB)`,
   group: "list decode",
   baseline: true,
-  n: 30,
-  warmup: 5,
+  ...ITERATIONS,
   fn() {
     check(JSON.parse(text));
   },
@@ -94,8 +96,7 @@ Deno.bench({
     (gzipped.length / 1e6).toFixed(1)
   } MB) + chunked + JSON.parse`,
   group: "list decode",
-  n: 30,
-  warmup: 5,
+  ...ITERATIONS,
   async fn() {
     check(await client.list(CONFIG_MAPS, { namespace: "bench-ns" }));
   },
@@ -104,8 +105,7 @@ Deno.bench({
 Deno.bench({
   name: "body step alone: ClientResponse.text() over 16 KiB chunks + JSON.parse (no socket)",
   group: "list decode",
-  n: 30,
-  warmup: 5,
+  ...ITERATIONS,
   async fn() {
     const res = new ClientResponse(200, "OK", new Headers(), chunkStream());
     check(JSON.parse(await res.text()));
@@ -115,8 +115,7 @@ Deno.bench({
 Deno.bench({
   name: "body step item by item: ListBodyDecoder over 16 KiB chunks (what KubeClient.list does)",
   group: "list decode",
-  n: 30,
-  warmup: 5,
+  ...ITERATIONS,
   fn() {
     const decoder = new ListBodyDecoder();
     for (const chunk of chunks) decoder.push(chunk);
@@ -127,8 +126,7 @@ Deno.bench({
 Deno.bench({
   name: "TextDecoder.decode(contiguous bytes) + JSON.parse",
   group: "list decode",
-  n: 30,
-  warmup: 5,
+  ...ITERATIONS,
   fn() {
     check(JSON.parse(new TextDecoder().decode(bytes)));
   },
@@ -137,8 +135,7 @@ Deno.bench({
 Deno.bench({
   name: "new Response(16 KiB chunk stream).json()",
   group: "list decode",
-  n: 30,
-  warmup: 5,
+  ...ITERATIONS,
   async fn() {
     check(await new Response(chunkStream()).json());
   },

@@ -18,6 +18,7 @@
  *   for the record: why client certificates stay on node:tls.
  *
  *   deno bench --allow-all bench/tls_connect_bench.ts                  # batches of 25 connections
+ *       (KUBELOOP_BENCH_ITERATIONS batches per case: see _util/bench_env.ts)
  *   deno run --allow-all bench/tls_connect_bench.ts --interleaved [N]  # N rounds (default 200) of
  *       all of them, each round in another order; prints each median and its ratio to "before"
  *
@@ -26,6 +27,7 @@
  */
 import * as nodeTls from "node:tls";
 import type { TlsOptions } from "../lib/http/types.ts";
+import { benchIterations } from "./_util/bench_env.ts";
 
 const canRun = (await Deno.permissions.query({ name: "run" })).state === "granted";
 
@@ -94,7 +96,7 @@ if (!canRun) {
   const batch = (fn: () => Promise<void>) => async () => {
     for (let i = 0; i < BATCH; i++) await fn();
   };
-  const fixed = { group: `TLS connect x${BATCH}`, n: 12, warmup: 2 };
+  const fixed = { group: `TLS connect x${BATCH}`, ...benchIterations({ n: 12, warmup: 2 }) };
   Deno.bench(
     `${BATCH} x node:tls verdict only (before)`,
     { ...fixed, baseline: true },

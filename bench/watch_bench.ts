@@ -6,10 +6,13 @@
  * 5.7 MB), and the stream adds one reader round trip per event.
  *
  *   deno bench bench/watch_bench.ts
+ *   (KUBELOOP_BENCH_N events, KUBELOOP_BENCH_ITERATIONS per case with --allow-env: see _util/bench_env.ts)
  */
 import { WatchDecoderStream, WatchEventDecoder } from "../lib/watch/mod.ts";
+import { benchIterations, benchSize } from "./_util/bench_env.ts";
 
-const EVENTS = 5_000;
+const EVENTS = benchSize(5_000);
+const ITERATIONS = benchIterations();
 const CHUNK = 16 * 1024;
 
 function configMapEvent(i: number): string {
@@ -46,6 +49,7 @@ const avgLine = Math.round(bytes.length / EVENTS);
 Deno.bench({
   name: `JSON.parse per pre-split line (${EVENTS} events, ~${avgLine} B each)`,
   group: "decode",
+  ...ITERATIONS,
   baseline: true,
   fn() {
     let n = 0;
@@ -57,6 +61,7 @@ Deno.bench({
 Deno.bench({
   name: "WatchEventDecoder.push on 16 KiB chunks",
   group: "decode",
+  ...ITERATIONS,
   fn() {
     const decoder = new WatchEventDecoder();
     let n = 0;
@@ -70,6 +75,7 @@ Deno.bench({
 Deno.bench({
   name: "WatchDecoderStream (ReadableStream → pipeThrough → reader)",
   group: "decode",
+  ...ITERATIONS,
   async fn() {
     let i = 0;
     const source = new ReadableStream<Uint8Array>({

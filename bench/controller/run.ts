@@ -10,8 +10,8 @@
  * (the kernel's high-water mark, start-up included), peak / idle, idle CPU (user + sys over the window,
  * in % of one core).
  *
- *   deno run --allow-all bench/controller/run.ts [--n=100] [--rounds=3] [--settle=15] [--window=30]
- *     [--programs="kubeloop go"]
+ *   deno run --allow-all bench/controller/run.ts [--n=100] [--rounds=3] [--warmup=1] [--settle=15]
+ *     [--window=30] [--programs="kubeloop go"]
  *
  * Programs: see programs.ts (`kubeloop`, `kubeloop@DIR`, `kubeloop+V8FLAGS`, `go`).
  */
@@ -32,6 +32,7 @@ const { values: opts } = parseArgs({
   options: {
     n: { type: "string", default: "100" },
     rounds: { type: "string", default: "3" },
+    warmup: { type: "string", default: "1" },
     settle: { type: "string", default: "15" },
     window: { type: "string", default: "30" },
     programs: { type: "string", default: "kubeloop go" },
@@ -40,6 +41,7 @@ const { values: opts } = parseArgs({
 });
 const N = Number(opts.n);
 const ROUNDS = Number(opts.rounds);
+const WARMUP = Number(opts.warmup);
 const SETTLE_S = Number(opts.settle);
 const WINDOW_S = Number(opts.window);
 const specs = opts.programs.split(/\s+/).filter(Boolean);
@@ -275,7 +277,7 @@ async function measure(spec: string, round: number, full: boolean): Promise<Run>
 }
 
 const runs: Run[] = [];
-for (const spec of specs) await measure(spec, 0, false);
+for (let r = 0; r < WARMUP; r++) for (const spec of specs) await measure(spec, 0, false);
 for (let r = 1; r <= ROUNDS; r++) for (const spec of specs) runs.push(await measure(spec, r, true));
 await clean();
 await admin[Symbol.asyncDispose]();

@@ -8,15 +8,21 @@
  *   deno run --allow-all bench/scale/foos.ts              # N = 100 and 1000
  *   deno run --allow-all bench/scale/foos.ts 100 300 1000
  *   deno run --allow-all bench/scale/foos.ts --default-limits 1000
+ *   deno run --allow-all bench/scale/foos.ts --settle=0 --window=1 2   # the test suite's smoke run
  *
- * The controller runs as `deno task start` would, with its defaults (2 workers, no client-side rate limit),
- * out-of-cluster with the admin kubeconfig. Each N gets its own control plane, so sizes do not share load.
+ * `--window=S` (default 10) is the idle window after the burst, the one before it is at most 5 s;
+ * `--settle=S` (default 10) the pause between the last Foo Ready and that window.
+ *
+ * The controller runs as `deno task start` would, with its defaults (2 workers, no client-side rate limit,
+ * secure metrics), out-of-cluster with the admin kubeconfig; the request counts come from its /metrics
+ * (metrics_scrape.ts). Each N gets its own control plane, so sizes do not share load.
  * kube-controller-manager and kube-scheduler run without their client-side rate limits (testenv
  * -unlimited-qps; 20 and 50 requests/s by default), as scale tests of a cluster usually do; otherwise the
  * ReplicaSet controller's Pod creation at 20/s sets the pace. `--default-limits` keeps them.
  * @module
  */
 import { join } from "node:path";
+import { parseArgs } from "node:util";
 import { KubeClient } from "../../lib/client/mod.ts";
 import { type KubeObject } from "../../lib/resources/mod.ts";
 import { loadConfig } from "../../lib/config/mod.ts";
@@ -24,22 +30,12 @@ import { FOOS } from "../../lib/sample_controller/mod.ts";
 import { freePort, startTaskFlags } from "../../tests/_util/start_task.ts";
 import { startOwnedTestEnv } from "../../tests/_util/testenv_process.ts";
 import { ProcessSampler } from "./process_sampler.ts";
+import { metricsScraper, requestsBetween } from "./metrics_scrape.ts";
+import { report, type ScaleResult } from "./report.ts";
 
 const root = new URL("../../", import.meta.url).pathname;
 const NAMESPACE = "scale";
 const READY_TIMEOUT_MS = 30 * 60_000;
-
-/** What one size measured. */
-export interface ScaleResult {
-  foos: number;
-  pods: number;
-  readySeconds: number;
-  idleBefore: { rssMiB: number; cpuPercent: number };
-  burst: { peakRssMiB: number; cpuSeconds: number; cpuPercent: number };
-  idleAfter: { rssMiB: number; cpuPercent: number };
-  requestsPerFoo: number;
-  requestsByMethod: Record<string, number>;
-}
 
 function say(text: string): void {
   Deno.stderr.writeSync(new TextEncoder().encode(text + "\n"));
@@ -90,26 +86,24 @@ async function countReady(client: KubeClient): Promise<number> {
   return ready;
 }
 
-/** Sums `rest_client_requests_total` by method from a Prometheus text exposition. */
-function requestsByMethod(metrics: string): Record<string, number> {
-  const out: Record<string, number> = {};
-  for (const line of metrics.split("\n")) {
-    const m = /^rest_client_requests_total\{([^}]*)\} (\S+)$/.exec(line);
-    if (!m) continue;
-    const method = /method="([^"]*)"/.exec(m[1] ?? "")?.[1] ?? "?";
-    out[method] = (out[method] ?? 0) + Number(m[2]);
-  }
-  return out;
-}
-
 function total(byMethod: Record<string, number>): number {
   return Object.values(byMethod).reduce((a, b) => a + b, 0);
 }
 
-async function scenario(n: number, defaultLimits: boolean): Promise<ScaleResult> {
+/** How one size runs. */
+interface ScenarioOptions {
+  /** kube-controller-manager and kube-scheduler keep their client-side rate limits. */
+  defaultLimits: boolean;
+  /** Seconds between the last Foo Ready and the idle window after the burst. */
+  settleS: number;
+  /** Seconds of the idle window after the burst (the one before it: at most 5). */
+  windowS: number;
+}
+
+async function scenario(n: number, o: ScenarioOptions): Promise<ScaleResult> {
   say(`== ${n} Foos: starting a control plane with 10 simulated nodes`);
   await using plane = await startOwnedTestEnv(
-    defaultLimits ? ["-nodes=10"] : ["-nodes=10", "-unlimited-qps"],
+    o.defaultLimits ? ["-nodes=10"] : ["-nodes=10", "-unlimited-qps"],
   );
   const kubectl = (args: string[], stdin?: string) =>
     run(plane.kubectl, [`--kubeconfig=${plane.kubeconfig}`, ...args], stdin);
@@ -117,6 +111,7 @@ async function scenario(n: number, defaultLimits: boolean): Promise<ScaleResult>
   await kubectl(["wait", "--for=condition=Established", "crd/foos.samplecontroller.k8s.io", "--timeout=60s"]);
   await kubectl(["create", "namespace", NAMESPACE]);
 
+  await using scraper = await metricsScraper(kubectl);
   const metricsPort = freePort();
   const healthPort = freePort();
   const controller = new Deno.Command(Deno.execPath(), {
@@ -127,6 +122,7 @@ async function scenario(n: number, defaultLimits: boolean): Promise<ScaleResult>
       `--kubeconfig=${plane.kubeconfig}`,
       `--metrics-bind-address=127.0.0.1:${metricsPort}`,
       `--health-probe-bind-address=127.0.0.1:${healthPort}`,
+      ...scraper.flags,
       "--log-level=warn",
     ],
     env: { KUBECONFIG: "" },
@@ -143,9 +139,11 @@ async function scenario(n: number, defaultLimits: boolean): Promise<ScaleResult>
       if (i > 600) throw new Error("controller not ready after 60 s");
       await new Promise((r) => setTimeout(r, 100));
     }
-    const metricsUrl = `http://127.0.0.1:${metricsPort}/metrics`;
-    const idleBefore = await sampler.idle(5_000);
-    const before = requestsByMethod(await (await fetch(metricsUrl)).text());
+    scraper.attach(metricsPort);
+    const idleBefore = await sampler.idle(Math.min(5, o.windowS) * 1000);
+    const before = await scraper.baseline();
+    const cost = Object.entries(before.perScrape).filter(([, v]) => v > 0).map(([m, v]) => `${m} ${v}`);
+    say(`   a scrape costs the controller ${cost.join(", ") || "no"} requests (reviews), left out below`);
 
     await using client = new KubeClient(
       await loadConfig({ kubeconfig: plane.kubeconfig, env: () => undefined }),
@@ -179,9 +177,9 @@ async function scenario(n: number, defaultLimits: boolean): Promise<ScaleResult>
     const readySeconds = (performance.now() - started) / 1000;
     const burstStats = burst.stop();
     say(`   all ${n} Ready after ${readySeconds.toFixed(1)} s; settling, then measuring idle`);
-    const after = requestsByMethod(await (await fetch(metricsUrl)).text());
-    await new Promise((r) => setTimeout(r, 10_000));
-    const idleAfter = await sampler.idle(10_000);
+    const delta = requestsBetween(before.counts, await scraper.scrape(), before.perScrape);
+    await new Promise((r) => setTimeout(r, o.settleS * 1000));
+    const idleAfter = await sampler.idle(o.windowS * 1000);
 
     const running = JSON.parse(
       await kubectl(["get", "pods", "-n", NAMESPACE, "--field-selector=status.phase=Running", "-o", "json"]),
@@ -190,8 +188,6 @@ async function scenario(n: number, defaultLimits: boolean): Promise<ScaleResult>
       throw new Error(`expected ${pods} Running Pods, found ${running.items.length}`);
     }
 
-    const delta: Record<string, number> = {};
-    for (const [method, count] of Object.entries(after)) delta[method] = count - (before[method] ?? 0);
     return {
       foos: n,
       pods,
@@ -211,54 +207,31 @@ async function scenario(n: number, defaultLimits: boolean): Promise<ScaleResult>
   }
 }
 
-function table(results: ScaleResult[]): string {
-  const f1 = (x: number) => x.toFixed(1);
-  const rows = [
-    "RSS in MiB; CPU as seconds used (and % of one core) during the burst, % of one core when idle afterwards.",
-    "",
-    "| Foos | Pods | all Ready (s) | RSS before | RSS peak | RSS after | CPU burst | CPU after | requests per Foo |",
-    "|---:|---:|---:|---:|---:|---:|---|---:|---|",
-  ];
-  for (const r of results) {
-    const methods = Object.entries(r.requestsByMethod).filter(([, v]) => v > 0)
-      .map(([m, v]) => `${m} ${(v / r.foos).toFixed(2)}`).join(", ");
-    rows.push(
-      `| ${r.foos} | ${r.pods} | ${f1(r.readySeconds)} | ${f1(r.idleBefore.rssMiB)} | ${
-        f1(r.burst.peakRssMiB)
-      } | ` +
-        `${f1(r.idleAfter.rssMiB)} | ${f1(r.burst.cpuSeconds)} (${f1(r.burst.cpuPercent)} %) | ` +
-        `${f1(r.idleAfter.cpuPercent)} % | ${r.requestsPerFoo.toFixed(2)} (${methods}) |`,
-    );
-  }
-  return rows.join("\n");
-}
-
 if (import.meta.main) {
-  const defaultLimits = Deno.args.includes("--default-limits");
-  const args = Deno.args.filter((a) => a !== "--default-limits");
-  const sizes = args.length ? args.map(Number) : [100, 1000];
+  const { values, positionals } = parseArgs({
+    args: Deno.args,
+    allowPositionals: true,
+    options: {
+      "default-limits": { type: "boolean", default: false },
+      settle: { type: "string", default: "10" },
+      window: { type: "string", default: "10" },
+    },
+  });
+  const sizes = positionals.length ? positionals.map(Number) : [100, 1000];
   if (sizes.some((n) => !Number.isInteger(n) || n < 1 || n > 10_000)) {
-    throw new RangeError(
-      `Sizes must be integers in 1..10000 (or --default-limits), got ${Deno.args.join(" ")}`,
-    );
+    throw new RangeError(`Sizes must be integers in 1..10000, got ${positionals.join(" ")}`);
   }
+  const seconds = (name: "settle" | "window", min: number) => {
+    const value = Number(values[name]);
+    if (!Number.isFinite(value) || value < min) throw new RangeError(`--${name} must be >= ${min} seconds`);
+    return value;
+  };
+  const options = {
+    defaultLimits: values["default-limits"],
+    settleS: seconds("settle", 0),
+    windowS: seconds("window", 0.1),
+  };
   const results: ScaleResult[] = [];
-  for (const n of sizes) results.push(await scenario(n, defaultLimits));
-  Deno.stdout.writeSync(new TextEncoder().encode(table(results) + "\n"));
-  const first = results[0]!;
-  const last = results.at(-1)!;
-  if (results.length > 1) {
-    const ratio = (a: number, b: number) => (b / a).toFixed(2);
-    Deno.stdout.writeSync(
-      new TextEncoder().encode(
-        `\n${first.foos} -> ${last.foos} Foos (x${last.foos / first.foos}): time until Ready x${
-          ratio(first.readySeconds, last.readySeconds)
-        }, peak RSS x${ratio(first.burst.peakRssMiB, last.burst.peakRssMiB)}, idle RSS after x${
-          ratio(first.idleAfter.rssMiB, last.idleAfter.rssMiB)
-        }, CPU seconds x${ratio(first.burst.cpuSeconds, last.burst.cpuSeconds)}, requests per Foo x${
-          ratio(first.requestsPerFoo, last.requestsPerFoo)
-        }\n`,
-      ),
-    );
-  }
+  for (const n of sizes) results.push(await scenario(n, options));
+  Deno.stdout.writeSync(new TextEncoder().encode(report(results)));
 }
