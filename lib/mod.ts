@@ -154,7 +154,9 @@ export { informerMetricsFor } from "./cache/informer_metrics_registry.ts";
 
 // The work queue.
 export {
+  type AddOptions,
   type GetOptions,
+  LOW_PRIORITY,
   type ShutDownOptions,
   WorkQueue,
   type WorkQueueOptions,

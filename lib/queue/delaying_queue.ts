@@ -1,5 +1,5 @@
 import type { Timer } from "../time/clock.ts";
-import { type ShutDownOptions, WorkQueue, type WorkQueueOptions } from "./work_queue.ts";
+import { type AddOptions, type ShutDownOptions, WorkQueue, type WorkQueueOptions } from "./work_queue.ts";
 
 /** Options of {@link DelayingQueue}. */
 export type DelayingQueueOptions = WorkQueueOptions;
@@ -8,11 +8,12 @@ interface Scheduled<T> {
   item: T;
   at: number;
   seq: number;
+  priority: number;
 }
 
 /**
  * A {@link WorkQueue} that can also add an item later. Repeated `addAfter` calls for one item keep
- * the earliest due time. Only one timer is pending at a time, for the earliest due item; it is
+ * the earliest due time (and the highest priority they gave). Only one timer is pending at a time, for the earliest due item; it is
  * cancelled on shutdown, so a shut-down queue keeps nothing alive. Due items are added in order of
  * their due time (ties in the order they were scheduled).
  */
@@ -25,20 +26,24 @@ export class DelayingQueue<T = string> extends WorkQueue<T> {
   #timer: Timer | undefined;
   #timerAt = Infinity;
 
-  /** Adds `item` after `ms` milliseconds (at once when `ms <= 0`). Ignored after shutdown. */
-  addAfter(item: T, ms: number): void {
+  /** Adds `item` after `ms` milliseconds (at once when `ms <= 0`), with `options`. Ignored after shutdown. */
+  addAfter(item: T, ms: number, options: AddOptions = {}): void {
     if (Number.isNaN(ms) || ms === Infinity) {
       throw new RangeError(`Cannot schedule a queue item after ${ms} ms: expected a finite number`);
     }
     if (this.shuttingDown) return;
     if (ms <= 0) {
-      this.add(item);
+      this.add(item, options);
       return;
     }
     const at = this.clock.now() + ms;
     const current = this.#due.get(item);
-    if (current && current.at <= at) return;
-    const entry = { item, at, seq: this.#seq++ };
+    const priority = Math.max(options.priority ?? 0, current?.priority ?? -Infinity);
+    if (current && current.at <= at) {
+      current.priority = priority;
+      return;
+    }
+    const entry = { item, at, seq: this.#seq++, priority };
     this.#due.set(item, entry);
     heapPush(this.#heap, entry);
     this.#arm();
@@ -46,8 +51,10 @@ export class DelayingQueue<T = string> extends WorkQueue<T> {
 
   /** If `item` is scheduled by `addAfter`, drops that schedule and adds it at once; returns whether it was. */
   addNow(item: T): boolean {
-    if (!this.#due.delete(item)) return false; // its heap entry is now stale and skipped
-    this.add(item);
+    const entry = this.#due.get(item);
+    if (entry === undefined) return false;
+    this.#due.delete(item); // its heap entry is now stale and skipped
+    this.add(item, { priority: entry.priority });
     return true;
   }
 
@@ -82,7 +89,7 @@ export class DelayingQueue<T = string> extends WorkQueue<T> {
       heapPop(this.#heap);
       if (this.#due.get(next.item) !== next) continue; // superseded by an earlier schedule
       this.#due.delete(next.item);
-      this.add(next.item);
+      this.add(next.item, { priority: next.priority });
     }
     this.#arm();
   }

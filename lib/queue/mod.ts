@@ -3,7 +3,14 @@
  * ({@link DelayingQueue}) and rate-limited retries ({@link RateLimitingQueue}).
  * @module
  */
-export { type GetOptions, type ShutDownOptions, WorkQueue, type WorkQueueOptions } from "./work_queue.ts";
+export {
+  type AddOptions,
+  type GetOptions,
+  LOW_PRIORITY,
+  type ShutDownOptions,
+  WorkQueue,
+  type WorkQueueOptions,
+} from "./work_queue.ts";
 export { DelayingQueue, type DelayingQueueOptions } from "./delaying_queue.ts";
 export { RateLimitingQueue, type RateLimitingQueueOptions } from "./rate_limiting_queue.ts";
 export {

@@ -1,5 +1,6 @@
 import { DelayingQueue, type DelayingQueueOptions } from "./delaying_queue.ts";
 import { defaultControllerRateLimiter, type RateLimiter } from "./rate_limiters.ts";
+import type { AddOptions } from "./work_queue.ts";
 
 /** Options of {@link RateLimitingQueue}. */
 export interface RateLimitingQueueOptions<T> extends DelayingQueueOptions {
@@ -25,12 +26,12 @@ export class RateLimitingQueue<T = string> extends DelayingQueue<T> {
     this.#limiter = options.rateLimiter ?? defaultControllerRateLimiter<T>({ clock: this.clock });
   }
 
-  /** Adds `item` once the rate limiter allows it; counts as a retry. Ignored after shutdown. */
-  addRateLimited(item: T): void {
+  /** Adds `item` once the rate limiter allows it, with `options`; counts as a retry. Ignored after shutdown. */
+  addRateLimited(item: T, options: AddOptions = {}): void {
     if (this.shuttingDown) return;
     this.metrics.retried();
     this.#retrying.add(item);
-    this.addAfter(item, this.#limiter.when(item));
+    this.addAfter(item, this.#limiter.when(item), options);
   }
 
   /** Resets the retry history of `item`. Does not remove it from the queue. */

@@ -1,5 +1,6 @@
 import { type Clock, systemClock } from "../time/clock.ts";
 import { type InFlightStats, noopQueueMetrics, type QueueMetrics } from "./queue_metrics.ts";
+import { PriorityFifo } from "./_priority_fifo.ts";
 
 /** Options of {@link WorkQueue}. */
 export interface WorkQueueOptions {
@@ -29,6 +30,21 @@ export interface ShutDownOptions {
   drain?: boolean;
 }
 
+/** Options of {@link WorkQueue.add} (and of the delayed and rate-limited adds built on it). */
+export interface AddOptions {
+  /**
+   * Higher is handed out first; equal priorities keep the order of their adds. Adding an item that
+   * is already waiting raises its priority if this one is higher, never lowers it. Controllers give
+   * changes seen from the initial list and from resyncs {@linkcode LOW_PRIORITY}, so a real change
+   * waits behind none of them.
+   * @default {0}
+   */
+  priority?: number;
+}
+
+/** The priority of work that can wait: the initial list's objects, resyncs. */
+export const LOW_PRIORITY: number = -100;
+
 /** Options of {@link WorkQueue.get}. */
 export interface GetOptions {
   /**
@@ -45,8 +61,9 @@ interface Waiter<T> {
 /**
  * A queue of keys for controllers, with client-go's workqueue guarantees:
  *
- * - **Fair**: items are handed out in the order they were added (FIFO), and waiting `get` callers
- *   are served in the order they called.
+ * - **Fair**: items are handed out in the order they were added (FIFO) within a priority, higher
+ *   priorities first (all items have priority 0 unless `add` says otherwise), and waiting `get`
+ *   callers are served in the order they called.
  * - **Stingy**: an item is never handed to two workers at once, and adding an item that is already
  *   waiting does nothing (the adds collapse into one). Items are compared like `Map` keys: strings
  *   by value, objects by identity.
@@ -66,11 +83,18 @@ export class WorkQueue<T = string> {
   protected readonly clock: Clock;
   /** The metrics hooks, shared with subclasses. */
   protected readonly metrics: QueueMetrics;
-  // FIFO as an array with a moving head, so taking the first item is O(1).
-  #items: T[] = [];
-  #head = 0;
+  /** Entries of the items waiting to be handed out, by priority (stale ones included). */
+  readonly #waiting = new PriorityFifo<T>();
+  /** How many items wait: dirty and not being processed. */
+  #waitingCount = 0;
+  /** Whether an entry taken from the FIFOs is the item's current one (see PriorityFifo). */
+  readonly #current = (item: T, priority: number): boolean =>
+    this.#dirty.has(item) && !this.#processing.has(item) &&
+    (this.#dirtyPriority.size === 0 ? 0 : this.#dirtyPriority.get(item) ?? 0) === priority;
   /** Items that need processing, with the time of the add that made them dirty. */
   #dirty = new Map<T, number>();
+  /** The priority of dirty items whose priority is not 0. */
+  #dirtyPriority = new Map<T, number>();
   /** Items handed out and not yet done, with the time they were handed out. */
   #processing = new Map<T, number>();
   #waiters: Waiter<T>[] = [];
@@ -86,18 +110,24 @@ export class WorkQueue<T = string> {
     this.metrics.depth(0);
   }
 
-  /** Marks `item` as needing processing. Ignored after shutdown or if it is already waiting. */
-  add(item: T): void {
-    if (this.#shuttingDown || this.#dirty.has(item)) return;
-    this.#dirty.set(item, this.clock.now());
-    this.metrics.added();
-    if (this.#processing.has(item)) return; // queued again by done()
-    this.#push(item);
+  /**
+   * Marks `item` as needing processing. Ignored after shutdown; an item already waiting stays where it
+   * is, unless this add's priority is higher (see {@linkcode AddOptions.priority}).
+   * @throws {RangeError} for a priority that is not a finite number.
+   */
+  add(item: T, options?: AddOptions): void {
+    // The common case stays small enough to inline: no priorities in play and the item already dirty.
+    if (
+      options === undefined && this.#dirtyPriority.size === 0 && (this.#shuttingDown || this.#dirty.has(item))
+    ) {
+      return;
+    }
+    this.#add(item, options?.priority ?? 0);
   }
 
   /** The number of items waiting to be handed out. */
   len(): number {
-    return this.#items.length - this.#head;
+    return this.#waitingCount;
   }
 
   /**
@@ -135,7 +165,7 @@ export class WorkQueue<T = string> {
     if (started === undefined) return; // not handed out (or done twice): nothing to finish
     this.#processing.delete(item);
     this.metrics.workDuration(seconds(this.clock.now() - started));
-    if (this.#dirty.has(item) && !this.#shuttingDown) this.#push(item);
+    if (this.#dirty.has(item) && !this.#shuttingDown) this.#push(item, this.#dirtyPriority.get(item) ?? 0);
     if (this.#processing.size === 0 && this.#shuttingDown) {
       for (const resolve of this.#drained.splice(0)) resolve();
     }
@@ -148,9 +178,10 @@ export class WorkQueue<T = string> {
   shutDown(options: ShutDownOptions = {}): Promise<void> {
     if (!this.#shuttingDown) {
       this.#shuttingDown = true;
-      this.#items = [];
-      this.#head = 0;
+      this.#waiting.clear();
+      this.#waitingCount = 0;
       this.#dirty.clear();
+      this.#dirtyPriority.clear();
       this.metrics.depth(0);
       for (const waiter of this.#waiters.splice(0)) waiter.resolve(undefined);
     }
@@ -168,27 +199,41 @@ export class WorkQueue<T = string> {
     return this.shutDown();
   }
 
-  #push(item: T): void {
+  #add(item: T, priority: number): void {
+    if (priority !== 0 && !Number.isFinite(priority)) {
+      throw new RangeError(`Invalid queue priority ${priority}: expected a finite number`);
+    }
+    if (this.#shuttingDown) return;
+    if (this.#dirty.has(item)) {
+      // The common case first: no item has a priority of its own, so this one is at 0.
+      if (priority <= 0 && this.#dirtyPriority.size === 0) return;
+      if (priority <= (this.#dirtyPriority.get(item) ?? 0)) return;
+      this.#dirtyPriority.set(item, priority);
+      // Waiting: move it up now. Processing: done() queues it at the raised priority.
+      if (!this.#processing.has(item)) this.#waiting.push(item, priority);
+      return;
+    }
+    this.#dirty.set(item, this.clock.now());
+    if (priority !== 0) this.#dirtyPriority.set(item, priority);
+    this.metrics.added();
+    if (this.#processing.has(item)) return; // queued again by done()
+    this.#push(item, priority);
+  }
+  #push(item: T, priority: number): void {
     const waiter = this.#waiters.shift();
     if (waiter) {
       // Someone is waiting, so the queue is empty: hand the item over directly.
       waiter.resolve(this.#start(item));
       return;
     }
-    this.#items.push(item);
+    this.#waiting.push(item, priority);
+    this.#waitingCount++;
     this.metrics.depth(this.len());
   }
 
   #take(): T {
-    const item = this.#items[this.#head] as T;
-    this.#head++;
-    if (this.#head === this.#items.length) {
-      this.#items = [];
-      this.#head = 0;
-    } else if (this.#head > 1024 && this.#head * 2 > this.#items.length) {
-      this.#items = this.#items.slice(this.#head);
-      this.#head = 0;
-    }
+    const item = this.#waiting.shift(this.#current) as T;
+    this.#waitingCount--;
     this.metrics.depth(this.len());
     return this.#start(item);
   }
@@ -197,6 +242,7 @@ export class WorkQueue<T = string> {
     const now = this.clock.now();
     const addedAt = this.#dirty.get(item) ?? now;
     this.#dirty.delete(item);
+    if (this.#dirtyPriority.size > 0) this.#dirtyPriority.delete(item);
     this.#processing.set(item, now);
     this.metrics.queueLatency(seconds(now - addedAt));
     return item;
