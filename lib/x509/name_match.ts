@@ -6,7 +6,8 @@
  * @module
  */
 import { ipAddressBytes } from "../_internal/ip_address.ts";
-import type { AltName, Certificate } from "./certificate.ts";
+import type { Certificate } from "./certificate.ts";
+import { type AltName, ipText } from "./general_names.ts";
 
 /**
  * True when `cert` names `name` (a host name, or an IPv4/IPv6 address without brackets). An IPv6
@@ -35,11 +36,16 @@ export function describeNames(cert: Certificate, max = 10): string {
 }
 
 function showName(alt: AltName): string {
-  if (alt.kind === "dns") return `DNS:${alt.value}`;
-  if (alt.bytes.length === 4) return `IP:${alt.bytes.join(".")}`;
-  const groups: string[] = [];
-  for (let i = 0; i < 16; i += 2) groups.push(((alt.bytes[i]! << 8) | alt.bytes[i + 1]!).toString(16));
-  return `IP:${groups.join(":")}`;
+  switch (alt.kind) {
+    case "dns":
+      return `DNS:${alt.value}`;
+    case "ip":
+      return `IP:${ipText(alt.bytes)}`;
+    case "email":
+      return `email:${alt.value}`;
+    case "uri":
+      return `URI:${alt.value}`;
+  }
 }
 
 function dnsMatches(pattern: string, host: string): boolean {
