@@ -184,6 +184,10 @@ export async function basicScenarios(w: World): Promise<Scenario[]> {
   return [...out, ...fixtureScenarios()];
 }
 
+const PSS_KEY =
+  "Go does not implement id-RSASSA-PSS public keys; the check verifies their signatures within " +
+  "the key's parameters. Deno's TLS (rustls) refuses such a chain, so the connection is refused anyway";
+
 const fixtures = new URL("../http/fixtures/trust/", import.meta.url);
 const fixture = (name: string) => pemCertificates(Deno.readTextFileSync(new URL(name, fixtures)))[0]!;
 
@@ -219,6 +223,17 @@ function fixtureScenarios(): Scenario[] {
       "signatures/ecdsa-p224-ca.crt",
       "signatures/ecdsa-p224-sha256.crt",
       "WebCrypto has no P-224, so its signatures cannot be checked",
+    ),
+    ...["rsa-pss-key-ca.crt:rsa-pss-key-sha256.crt", "rsa-pss-any-key-ca.crt:rsa-pss-any-key-sha512.crt"].map(
+      (p) => {
+        const [ca, leaf] = p.split(":") as [string, string];
+        return ask(`a CA with an RSA-PSS key (id-RSASSA-PSS), ${leaf} (fixture)`, {
+          roots: [fixture(`signatures/${ca}`)],
+          leaf: fixture(`signatures/${leaf}`),
+          name: "localhost",
+          wider: PSS_KEY,
+        });
+      },
     ),
     ask("an RSA root, a P-256 intermediate (fixture)", {
       roots: [fixture("signatures/mixed-root.crt")],
