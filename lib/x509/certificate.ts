@@ -4,27 +4,21 @@
  * @module
  */
 import {
-  contents,
   DerReader,
-  type Element,
   encoding,
   readBitString,
-  readBoolean,
-  readOid,
   readSmallInteger,
   readTime,
   sameBytes,
   Tag,
 } from "./der_reader.ts";
+import { type CertificateExtensions, NO_EXTENSIONS, readExtensions } from "./extensions.ts";
 import { pemBodyBytes } from "./pem.ts";
 
-/** A name from the subjectAltName extension that the check understands. */
-export type AltName =
-  | { readonly kind: "dns"; readonly value: string }
-  | { readonly kind: "ip"; readonly bytes: Uint8Array };
+export type { AltName } from "./general_names.ts";
 
 /** A parsed certificate; byte fields are views into `der`. */
-export interface Certificate {
+export interface Certificate extends CertificateExtensions {
   /** The whole certificate. */
   readonly der: Uint8Array;
   /** 1 or 3 (2 is refused as it is never used). */
@@ -40,23 +34,7 @@ export interface Certificate {
   readonly spki: Uint8Array;
   readonly notBefore: number;
   readonly notAfter: number;
-  /** basicConstraints: undefined when the extension is absent. */
-  readonly isCa: boolean | undefined;
-  readonly pathLength: number | undefined;
-  /** keyUsage keyCertSign bit; undefined when the extension is absent. */
-  readonly keyCertSign: boolean | undefined;
-  /** extKeyUsage purposes as OIDs; undefined when the extension is absent. */
-  readonly extKeyUsage: readonly string[] | undefined;
-  readonly altNames: readonly AltName[];
-  /** OIDs of critical extensions this check does not understand. */
-  readonly unhandledCritical: readonly string[];
 }
-
-const ascii = new TextDecoder();
-const EXT_SUBJECT_ALT_NAME = "2.5.29.17";
-const EXT_BASIC_CONSTRAINTS = "2.5.29.19";
-const EXT_KEY_USAGE = "2.5.29.15";
-const EXT_EXT_KEY_USAGE = "2.5.29.37";
 
 /**
  * Parses a DER certificate.
@@ -97,11 +75,11 @@ export function parseCertificate(der: Uint8Array): Certificate {
   const spki = encoding(der, tbs.next(Tag.SEQUENCE));
   if (tbs.peekTag() === 0x81) tbs.next(); // issuerUniqueID
   if (tbs.peekTag() === 0x82) tbs.next(); // subjectUniqueID
-  const extensions: Extensions = emptyExtensions();
+  let extensions = NO_EXTENSIONS;
   if (tbs.peekTag() === 0xa3) {
     if (version !== 3) throw new SyntaxError("extensions in a certificate that is not v3");
     const wrapper = DerReader.inside(der, tbs.next());
-    readExtensions(der, wrapper.next(Tag.SEQUENCE), extensions);
+    extensions = readExtensions(der, wrapper.next(Tag.SEQUENCE));
     wrapper.finish("the extensions");
   }
   tbs.finish("the certificate's fields");
@@ -119,92 +97,6 @@ export function parseCertificate(der: Uint8Array): Certificate {
     notAfter,
     ...extensions,
   };
-}
-
-type Extensions = Pick<
-  Certificate,
-  "isCa" | "pathLength" | "keyCertSign" | "extKeyUsage" | "altNames" | "unhandledCritical"
->;
-
-function emptyExtensions(): { -readonly [K in keyof Extensions]: Extensions[K] } {
-  return {
-    isCa: undefined,
-    pathLength: undefined,
-    keyCertSign: undefined,
-    extKeyUsage: undefined,
-    altNames: [],
-    unhandledCritical: [],
-  };
-}
-
-function readExtensions(der: Uint8Array, list: Element, out: ReturnType<typeof emptyExtensions>): void {
-  const seen = new Set<string>();
-  const unhandled: string[] = [];
-  const reader = DerReader.inside(der, list);
-  while (!reader.done) {
-    const ext = DerReader.inside(der, reader.next(Tag.SEQUENCE));
-    const oid = readOid(der, ext.next(Tag.OID));
-    let critical = false;
-    if (ext.peekTag() === Tag.BOOLEAN) {
-      critical = readBoolean(der, ext.next());
-      if (!critical) throw new SyntaxError("DER: an explicit default critical flag");
-    }
-    const value = ext.next(Tag.OCTET_STRING);
-    ext.finish("an extension");
-    if (seen.has(oid)) throw new SyntaxError(`extension ${oid} appears twice`);
-    seen.add(oid);
-    const inner = DerReader.inside(der, value);
-    switch (oid) {
-      case EXT_BASIC_CONSTRAINTS: {
-        const bc = DerReader.inside(der, inner.next(Tag.SEQUENCE));
-        out.isCa = bc.peekTag() === Tag.BOOLEAN ? readBoolean(der, bc.next()) : false;
-        if (bc.peekTag() === Tag.INTEGER) out.pathLength = readSmallInteger(der, bc.next());
-        bc.finish("basicConstraints");
-        break;
-      }
-      case EXT_KEY_USAGE: {
-        const { bits } = readBitString(der, inner.next(Tag.BIT_STRING));
-        out.keyCertSign = bits.length > 0 && (bits[0]! & 0x04) !== 0;
-        break;
-      }
-      case EXT_EXT_KEY_USAGE: {
-        const purposes: string[] = [];
-        const seq = DerReader.inside(der, inner.next(Tag.SEQUENCE));
-        while (!seq.done) purposes.push(readOid(der, seq.next(Tag.OID)));
-        out.extKeyUsage = purposes;
-        break;
-      }
-      case EXT_SUBJECT_ALT_NAME:
-        out.altNames = readAltNames(der, inner.next(Tag.SEQUENCE));
-        break;
-      default:
-        if (critical) unhandled.push(oid);
-        continue;
-    }
-    inner.finish(`extension ${oid}`);
-  }
-  out.unhandledCritical = unhandled;
-}
-
-function readAltNames(der: Uint8Array, seq: Element): AltName[] {
-  const names: AltName[] = [];
-  const reader = DerReader.inside(der, seq);
-  while (!reader.done) {
-    const name = reader.next();
-    if (name.tag === 0x82) {
-      const value = contents(der, name);
-      // IA5String: ASCII only, so no look-alike characters can pass as a host name.
-      if (value.some((b) => b > 0x7e || b < 0x21)) throw new SyntaxError("invalid dNSName in subjectAltName");
-      names.push({ kind: "dns", value: ascii.decode(value) });
-    } else if (name.tag === 0x87) {
-      const bytes = contents(der, name);
-      if (bytes.length !== 4 && bytes.length !== 16) {
-        throw new SyntaxError("invalid iPAddress in subjectAltName");
-      }
-      names.push({ kind: "ip", bytes });
-    }
-  }
-  return names;
 }
 
 /** The certificates of a PEM text, as DER. */

@@ -65,9 +65,13 @@ export interface VerifiedChain {
  * Decides whether `presented` (the server's chain as DER, leaf first, then any certificates it
  * sent, in any order) is trusted for `name` at time `now`, using only `anchors`:
  * - the leaf must be one of the anchors exactly, or chain to one: each link is checked by
- *   signature, not by name, through at most 8 presented intermediates that are v3 CAs
- *   (basicConstraints CA:TRUE, keyCertSign when keyUsage is present, path length respected)
- *   within their validity dates; the anchor must be within its validity dates too;
+ *   signature, not by name, through at most 8 presented intermediates. Every CA on the path, the
+ *   configured anchor included, is held to RFC 5280 path validation as Go's crypto/x509 applies it
+ *   (path_validation.ts): a CA (basicConstraints cA; a v1 anchor is accepted), keyCertSign when it
+ *   has key usage, its path length, its dates, no critical extension this check does not
+ *   understand, serverAuth when it limits extended key usage, its name constraints on every name
+ *   below it; certificate policies that could refuse the path are refused, unprocessed. When one
+ *   path fails, the others are tried;
  * - the leaf must be within its validity dates, be X.509 v3 (Deno's TLS skips the handshake
  *   signature check for the v1 certificates it cannot read, so a v1 leaf would not prove that the
  *   server holds its key), have no critical extension this check does not understand, and allow
@@ -193,6 +197,7 @@ export async function checkChain(
     if ("hint" in found) {
       throw new ServerCertificateError(`certificate signed by unknown authority${found.hint}`);
     }
+    if ("invalid" in found) throw new ServerCertificateError(`certificate chain refused: ${found.invalid}`);
     path = found.path;
   }
   if (leaf.version !== 3) {
@@ -214,7 +219,8 @@ export async function checkChain(
     );
   }
   const eku = leaf.extKeyUsage;
-  if (eku !== undefined && !eku.includes(SERVER_AUTH) && !eku.includes(ANY_PURPOSE)) {
+  // An empty list limits nothing, as in Go (RFC 5280 does not allow one).
+  if (eku !== undefined && eku.length > 0 && !eku.includes(SERVER_AUTH) && !eku.includes(ANY_PURPOSE)) {
     throw new ServerCertificateError(
       "server certificate is not for server authentication (its extended key usage excludes serverAuth)",
     );

@@ -26,14 +26,15 @@ export interface ChainServer extends AsyncDisposable {
  * answering each request "200 ok". `Deno.listenTls` refuses to serve X.509 v1 certificates, which
  * the attacks need, so this is node:tls (which Deno also implements, and which serves them).
  */
-export async function chainServer(chain: readonly string[]): Promise<ChainServer> {
+export function chainServer(chain: readonly string[]): Promise<ChainServer> {
+  return pemChainServer(chain.map(trustFixture).join(""), trustFixture("leaf.key"));
+}
+
+/** The same server presenting `cert` (a PEM chain, leaf first) with `key` (PEM). */
+export async function pemChainServer(cert: string, key: string): Promise<ChainServer> {
   const sockets = new Set<nodeTls.TLSSocket>();
   let requests = 0;
-  const server = nodeTls.createServer({
-    cert: chain.map(trustFixture).join(""),
-    key: trustFixture("leaf.key"),
-    ALPNProtocols: ["http/1.1"],
-  }, (socket) => {
+  const server = nodeTls.createServer({ cert, key, ALPNProtocols: ["http/1.1"] }, (socket) => {
     sockets.add(socket);
     socket.on("close", () => sockets.delete(socket));
     socket.on("error", () => {});

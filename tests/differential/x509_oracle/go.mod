@@ -1,0 +1,3 @@
+module kubeloop.test/x509_oracle
+
+go 1.26
