@@ -7,6 +7,7 @@
  */
 import type { Certificate } from "./certificate.ts";
 import { nameConstraintsProblem } from "./name_constraints.ts";
+import { publicKeyOf } from "./public_key.ts";
 
 const SERVER_AUTH = "1.3.6.1.5.5.7.3.1";
 const ANY_PURPOSE = "2.5.29.37.0";
@@ -20,7 +21,9 @@ const ANY_PURPOSE = "2.5.29.37.0";
  *   between the leaf and `ca`): Go counts every one, self-issued certificates included, where RFC
  *   5280 would skip those; the stricter count is kept;
  * - it must be within its validity dates at `now`;
- * - it must carry no critical extension this check does not understand.
+ * - it must carry no critical extension this check does not understand;
+ * - its key may not be an id-RSASSA-PSS key (an RSA key restricted to PSS): Go's crypto/x509 has no
+ *   such keys and refuses every chain through one, so we do too (rsaEncryption keys may sign with PSS).
  */
 export function issuerProblem(
   ca: Certificate,
@@ -35,6 +38,7 @@ export function issuerProblem(
   if (ca.unhandledCritical.length > 0) {
     return `has an unsupported critical extension ${ca.unhandledCritical[0]}`;
   }
+  if (publicKeyOf(ca)?.type === "rsa-pss") return "has an id-RSASSA-PSS key, which is not accepted";
   return undefined;
 }
 

@@ -14,11 +14,6 @@ export interface Scenario {
   readonly now: number;
   /** Set when kubeloop refuses, deliberately, what Go accepts: the reason (docs/security.md lists it). */
   readonly stricter?: string;
-  /**
-   * Set when kubeloop's check accepts what Go refuses: the reason (docs/security.md says why, and
-   * what refuses the connection end to end).
-   */
-  readonly wider?: string;
 }
 
 /** The time every scenario is asked at unless it says otherwise. */

@@ -184,10 +184,6 @@ export async function basicScenarios(w: World): Promise<Scenario[]> {
   return [...out, ...fixtureScenarios()];
 }
 
-const PSS_KEY =
-  "Go does not implement id-RSASSA-PSS public keys; the check verifies their signatures within " +
-  "the key's parameters. Deno's TLS (rustls) refuses such a chain, so the connection is refused anyway";
-
 const fixtures = new URL("../http/fixtures/trust/", import.meta.url);
 const fixture = (name: string) => pemCertificates(Deno.readTextFileSync(new URL(name, fixtures)))[0]!;
 
@@ -231,7 +227,6 @@ function fixtureScenarios(): Scenario[] {
           roots: [fixture(`signatures/${ca}`)],
           leaf: fixture(`signatures/${leaf}`),
           name: "localhost",
-          wider: PSS_KEY,
         });
       },
     ),
