@@ -275,9 +275,8 @@ export {
   type MetricType,
 } from "./metrics/metric_types.ts";
 export { DEFAULT_BUCKETS, exponentialBuckets, type Labels } from "./metrics/exposition.ts";
+export { type Check, type CheckFailure, type CheckResult } from "./observe/probe.ts";
 export {
-  type Check,
-  type CheckResult,
   type ListenAddress,
   type ObservabilityOptions,
   type ObservabilityServer,

@@ -3,19 +3,21 @@ import type { ScrapeAuthorizer, ScrapeDecision, ScrapeRequest } from "../observe
 import { type Logger, noopLogger } from "../log/logger.ts";
 import { type Clock, systemClock } from "../time/clock.ts";
 import { DecisionCache } from "./decision_cache.ts";
+import { type ReviewLane, ReviewLanes, ReviewThrottled } from "./review_lanes.ts";
 import {
   type AccessReviewResult,
   type ReviewClient,
   reviewNonResourceAccess,
   reviewToken,
-  type TokenReviewResult,
   type UserInfo,
 } from "./reviews.ts";
+import { TokenCache } from "./token_cache.ts";
 
 /** Options of {@linkcode KubeScrapeAuthorizer}. */
 export interface KubeScrapeAuthorizerOptions {
   /**
-   * How long an authenticated token is trusted without asking again.
+   * How long an authenticated token is trusted without asking again. After that it is re-reviewed in the
+   * reserved lane (see `maxKnownInFlight`).
    * @default {60_000}
    */
   authenticatedTtlMs?: number;
@@ -35,15 +37,33 @@ export interface KubeScrapeAuthorizerOptions {
    */
   deniedTtlMs?: number;
   /**
-   * Entries per cache (tokens; users and paths).
+   * Entries per cache: authenticated tokens, rejected tokens (held apart, so rejected ones never push out an
+   * authenticated one), and access decisions.
    * @default {1024}
    */
   maxEntries?: number;
   /**
-   * Reviews sent at once; scrapes beyond it get an `error` decision (500) instead of queueing.
-   * @default {16}
+   * TokenReviews per second for tokens the API server has not authenticated before (a token bucket): the
+   * bound on what a flood of made-up tokens costs the API server. Beyond it scrapes answer 429.
+   * @default {5}
+   */
+  reviewQps?: number;
+  /**
+   * TokenReviews of unknown tokens that may start at once after a quiet spell.
+   * @default {10}
+   */
+  reviewBurst?: number;
+  /**
+   * TokenReviews of unknown tokens in flight at once; beyond it scrapes answer 429 instead of queueing.
+   * @default {4}
    */
   maxInFlight?: number;
+  /**
+   * Re-reviews of tokens the API server authenticated before, and SubjectAccessReviews (only authenticated
+   * users reach those), in flight at once: slots of their own, which unknown tokens never take.
+   * @default {4}
+   */
+  maxKnownInFlight?: number;
   /**
    * Bound of one review request.
    * @default {10_000}
@@ -55,7 +75,7 @@ export interface KubeScrapeAuthorizerOptions {
    */
   audiences?: readonly string[];
   /**
-   * Time source of TTLs and timeouts.
+   * Time source of TTLs, the review budget and timeouts.
    * @default {systemClock}
    */
   clock?: Clock;
@@ -71,24 +91,42 @@ export interface KubeScrapeAuthorizerOptions {
  * SubjectAccessReview for the non-resource URL (`/metrics`, verb `get`), the way kubebuilder's secure
  * metrics filter and kube-rbac-proxy do, so access is granted with RBAC (`nonResourceURLs: ["/metrics"]`).
  *
- * Decisions are cached briefly (bounded, least recently used out first): allows and authenticated tokens
- * for a minute by default, denials for ten seconds. Tokens are cached by their SHA-256, never as text.
+ * Decisions are cached briefly: authenticated tokens and allows for a minute by default, rejected tokens and
+ * denials for ten seconds, at most `maxEntries` each. Tokens are cached by their SHA-256, never as text.
  * A review that fails (unreachable server, timeout, 403 on the review itself) is an `error` decision and is
- * never cached, so an outage cannot turn into an allow. Identical reviews in flight are shared, and at most
- * `maxInFlight` run at once, so unauthenticated floods cannot turn into a flood on the API server.
+ * never cached, so an outage cannot turn into an allow. Identical reviews in flight are shared.
+ *
+ * Under a flood of made-up tokens (anyone who reaches the port can send them):
+ * - an authenticated token cannot be evicted by them: authenticated and rejected tokens are held apart;
+ * - they cost the API server at most `reviewQps` TokenReviews per second (bursts of `reviewBurst`) and
+ *   `maxInFlight` at once; a scrape beyond that budget is `throttled` (429 with Retry-After), not queued;
+ * - a token the API server authenticated before is re-reviewed, when its minute is up, in a lane of its own
+ *   (`maxKnownInFlight` slots, shared with SubjectAccessReviews), so its scrapes keep working. The reviews of
+ *   that lane are bounded by the callers: one per authenticated token per `authenticatedTtlMs`, one per user
+ *   per `allowedTtlMs` (or `deniedTtlMs`).
+ * Not covered: a token never seen before (a scraper's first, or a rotated one) competes with the flood for
+ * the unknown-token budget, and may get 429s until a review slot is free.
  */
 export class KubeScrapeAuthorizer implements ScrapeAuthorizer {
   readonly #client: ReviewClient;
-  readonly #o: Required<Omit<KubeScrapeAuthorizerOptions, "audiences" | "clock" | "logger">>;
+  readonly #o: Required<
+    Pick<
+      KubeScrapeAuthorizerOptions,
+      "authenticatedTtlMs" | "unauthenticatedTtlMs" | "allowedTtlMs" | "deniedTtlMs" | "timeoutMs"
+    >
+  >;
   readonly #audiences: readonly string[] | undefined;
   readonly #clock: Clock;
   readonly #logger: Logger;
-  readonly #tokens: DecisionCache<TokenReviewResult>;
+  readonly #tokens: TokenCache;
   readonly #access: DecisionCache<AccessReviewResult>;
+  readonly #lanes: ReviewLanes;
   readonly #pending = new Map<string, Promise<unknown>>();
-  #inFlight = 0;
 
-  /** Reviews go through `client` (its identity needs `create` on tokenreviews and subjectaccessreviews). */
+  /**
+   * Reviews go through `client` (its identity needs `create` on tokenreviews and subjectaccessreviews).
+   * @throws {RangeError} for a cache size, rate or slot count that is not positive.
+   */
   constructor(client: ReviewClient, options: KubeScrapeAuthorizerOptions = {}) {
     this.#client = client;
     this.#o = {
@@ -96,53 +134,67 @@ export class KubeScrapeAuthorizer implements ScrapeAuthorizer {
       unauthenticatedTtlMs: options.unauthenticatedTtlMs ?? 10_000,
       allowedTtlMs: options.allowedTtlMs ?? 60_000,
       deniedTtlMs: options.deniedTtlMs ?? 10_000,
-      maxEntries: options.maxEntries ?? 1024,
-      maxInFlight: options.maxInFlight ?? 16,
       timeoutMs: options.timeoutMs ?? 10_000,
     };
     this.#audiences = options.audiences;
     this.#clock = options.clock ?? systemClock;
     this.#logger = options.logger ?? noopLogger;
-    this.#tokens = new DecisionCache(this.#o.maxEntries, this.#clock);
-    this.#access = new DecisionCache(this.#o.maxEntries, this.#clock);
+    const maxEntries = options.maxEntries ?? 1024;
+    this.#tokens = new TokenCache(maxEntries, this.#clock);
+    this.#access = new DecisionCache(maxEntries, this.#clock);
+    this.#lanes = new ReviewLanes({
+      unknownQps: options.reviewQps ?? 5,
+      unknownBurst: options.reviewBurst ?? 10,
+      unknownInFlight: options.maxInFlight ?? 4,
+      knownInFlight: options.maxKnownInFlight ?? 4,
+    }, this.#clock);
   }
 
-  /** Decisions held in the caches (tokens plus access decisions), at most twice `maxEntries`. */
+  /** Decisions held in the caches (tokens of both kinds plus access decisions), at most 3 × `maxEntries`. */
   get cachedDecisions(): number {
-    return this.#tokens.size + this.#access.size;
+    const { authenticated, rejected } = this.#tokens.size;
+    return authenticated + rejected + this.#access.size;
   }
 
   /** Decides about one scrape; never throws. */
   async review(request: ScrapeRequest): Promise<ScrapeDecision> {
-    let authn: TokenReviewResult;
+    let user: UserInfo;
     try {
       const key = `token:${await sha256(request.token)}`;
       // Hashes finish in any order: a scraper that went away meanwhile gets no answer, cached or not.
       request.signal.throwIfAborted();
-      authn = this.#tokens.get(key) ?? await this.#once(key, async (signal) => {
-        const result = await reviewToken(this.#client, request.token, {
-          signal,
-          ...(this.#audiences ? { audiences: this.#audiences } : {}),
-        });
-        const ttl = result.authenticated ? this.#o.authenticatedTtlMs : this.#o.unauthenticatedTtlMs;
-        this.#tokens.set(key, result, ttl);
-        return result;
-      }, request.signal);
+      const state = this.#tokens.lookup(key);
+      if (state.kind === "rejected") return { kind: "unauthenticated", reason: "token not authenticated" };
+      if (state.kind === "fresh") user = state.user;
+      else {
+        const lane = state.kind === "known" ? "known" : "unknown";
+        const authn = await this.#once(key, lane, async (signal) => {
+          const result = await reviewToken(this.#client, request.token, {
+            signal,
+            ...(this.#audiences ? { audiences: this.#audiences } : {}),
+          });
+          if (result.authenticated) this.#tokens.authenticated(key, result.user, this.#o.authenticatedTtlMs);
+          else this.#tokens.rejected(key, this.#o.unauthenticatedTtlMs);
+          return result;
+        }, request.signal);
+        if (!authn.authenticated) return { kind: "unauthenticated", reason: authn.reason };
+        user = authn.user;
+      }
     } catch (error) {
+      if (error instanceof ReviewThrottled) return throttled("TokenReview", error);
       this.#logger.warn("TokenReview failed", { error: String(error) });
       return { kind: "error", reason: `TokenReview failed: ${errorText(error)}` };
     }
-    if (!authn.authenticated) return { kind: "unauthenticated", reason: authn.reason };
-    const user = authn.user;
     let authz: AccessReviewResult;
     try {
       const key = `access:${accessKey(user, request.path, request.verb)}`;
-      authz = this.#access.get(key) ?? await this.#once(key, async (signal) => {
+      authz = this.#access.get(key) ?? await this.#once(key, "known", async (signal) => {
         const result = await reviewNonResourceAccess(this.#client, user, request, { signal });
         this.#access.set(key, result, result.allowed ? this.#o.allowedTtlMs : this.#o.deniedTtlMs);
         return result;
       }, request.signal);
     } catch (error) {
+      if (error instanceof ReviewThrottled) return throttled("SubjectAccessReview", error);
       this.#logger.warn("SubjectAccessReview failed", { user: user.username, error: String(error) });
       return { kind: "error", reason: `SubjectAccessReview failed: ${errorText(error)}` };
     }
@@ -150,19 +202,26 @@ export class KubeScrapeAuthorizer implements ScrapeAuthorizer {
     return { kind: "allowed", user: user.username };
   }
 
-  /** Runs `fn` once per key at a time, within the in-flight cap and the timeout. */
-  #once<T>(key: string, fn: (signal: AbortSignal) => Promise<T>, signal: AbortSignal): Promise<T> {
+  /** Runs `fn` once per key at a time, admitted by `lane`, within the timeout; ReviewThrottled if not admitted. */
+  #once<T>(
+    key: string,
+    lane: ReviewLane,
+    fn: (signal: AbortSignal) => Promise<T>,
+    signal: AbortSignal,
+  ): Promise<T> {
     const pending = this.#pending.get(key);
     if (pending) return abortable(pending as Promise<T>, signal);
-    if (this.#inFlight >= this.#o.maxInFlight) {
-      return Promise.reject(new Error(`more than ${this.#o.maxInFlight} reviews in flight`));
+    let admitted: () => void;
+    try {
+      admitted = this.#lanes.enter(lane);
+    } catch (error) {
+      return Promise.reject(error);
     }
-    this.#inFlight++;
     // The review is shared, so one scraper going away must not cancel it for the others: bounded by the
     // timeout only. `signal` is honoured for the scraper that started it by racing below.
     const run = withTimeout(fn, { timeoutMs: this.#o.timeoutMs, clock: this.#clock, what: "Review" })
       .finally(() => {
-        this.#inFlight--;
+        admitted();
         this.#pending.delete(key);
       });
     this.#pending.set(key, run);
@@ -178,6 +237,14 @@ function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
     signal.addEventListener("abort", onAbort, { once: true });
     promise.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
   });
+}
+
+function throttled(review: string, error: ReviewThrottled): ScrapeDecision {
+  return {
+    kind: "throttled",
+    retryAfterSeconds: error.retryAfterSeconds,
+    reason: `${review}: ${error.message}`,
+  };
 }
 
 /** A cache key naming everything the SubjectAccessReview depends on. */

@@ -14,7 +14,7 @@ export const NAMESPACE_INDEX = "namespace";
  * Read access to a cache of objects kept current by an informer.
  *
  * Objects are shared, not copied, so they are handed out as `DeepReadonly<T>`: writing to one is a
- * compile error (copy it first, e.g. with `structuredClone`, to build a changed version). A write through
+ * compile error (copy it first with `mutableCopy` to build a changed version). A write through
  * a cast would silently corrupt the cache for every reader; the informer option `freezeObjects` makes it
  * throw at run time instead (for tests).
  * Lists are snapshots taken at call time. Readers never see a half-listed cache: the initial list

@@ -88,7 +88,9 @@ export interface LoadConfigOptions {
  * Then `context` picks the context and `master` replaces the server URL (with the in-cluster service
  * account it must be https:, so the token never travels in clear). Kubeconfigs that exist
  * but define nothing count as absent. With nothing found but `master` given, the result talks to
- * `master` without credentials (as client-go does, with a warning).
+ * `master` without credentials (as client-go does, with a warning). An `http://` server with a user whose
+ * requests carry a secret (token, tokenFile, exec plugin) is used as client-go uses it, but not silently: one
+ * warning through `logger` names the user, the context and the cluster entry (or `master`).
  * @throws {ConfigError} `NoConfig` listing what was tried, or the error of the step that failed.
  */
 export async function loadConfig(options: LoadConfigOptions = {}): Promise<ClusterConfig> {

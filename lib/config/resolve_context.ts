@@ -1,5 +1,5 @@
 import type { Clock } from "../time/clock.ts";
-import type { Logger } from "../log/logger.ts";
+import { type Logger, noopLogger } from "../log/logger.ts";
 import type { TlsOptions } from "../http/types.ts";
 import { ConfigError } from "./config_error.ts";
 import { type ExecClusterInfo, ExecCredentialSource } from "./exec_credential.ts";
@@ -139,6 +139,19 @@ export async function resolveContext(
     ? await userAuth(user, clusterInfo, read, options)
     : { userTls: {}, credentials: staticCredentials() };
   const master = options.master ? `, master ${options.master}` : "";
+  if (server.protocol === "http:" && user && sendsCredentials(user)) {
+    // client-go sends them without a word; one loud line names where the plain-HTTP server comes from.
+    (options.logger ?? noopLogger).warn(
+      `The credentials of user "${user.name}" will be sent in clear text: ${
+        options.master ? "master" : `cluster "${cluster.name}"`
+      } of context "${name}" is an http:// server; use https://`,
+      {
+        kubeconfig: context.file,
+        context: name,
+        ...(options.master ? { master: server.href } : { cluster: cluster.name, server: server.href }),
+      },
+    );
+  }
   return {
     server,
     tls: { ...tls, ...userTls },
@@ -148,6 +161,11 @@ export async function resolveContext(
     inCluster: false,
     ...(cluster.disableCompression ? { disableCompression: true } : {}),
   };
+}
+
+/** Whether a request as `user` carries a secret in its headers (a client certificate needs TLS to be sent). */
+function sendsCredentials(user: UserEntry): boolean {
+  return user.token !== undefined || user.tokenFile !== undefined || user.exec !== undefined;
 }
 
 // `scheme://user:pass@` or a scheme-less `user:pass@` before the host.

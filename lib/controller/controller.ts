@@ -120,16 +120,17 @@ export class Controller<T extends KubeObject = KubeObject> {
   }
 
   /**
-   * One line per informer of this controller that has not synced: its resource and its last list/watch
-   * failure (e.g. `v1/secrets: Forbidden (403): secrets is forbidden: ...`), or "not synced yet".
+   * One entry per informer of this controller that has not synced: its resource (e.g. `v1/secrets`) and
+   * its last list/watch failure (e.g. `Forbidden (403): secrets is forbidden: ...`), or "not synced yet".
+   * The reason may name users and resources: /readyz shows only the resource and logs the reason.
    */
-  syncProblems(): string[] {
+  syncProblems(): { resource: string; reason: string }[] {
     return this.#informers.filter((i) => !i.hasSynced()).map((i) => {
       const status = i.syncStatus?.();
       const resource = status?.resource ?? "an informer";
       const e = status?.lastError;
-      if (!e) return `${resource}: not synced yet`;
-      return `${resource}: ${e.reason ?? "error"}${e.code ? ` (${e.code})` : ""}: ${e.message}`;
+      if (!e) return { resource, reason: "not synced yet" };
+      return { resource, reason: `${e.reason ?? "error"}${e.code ? ` (${e.code})` : ""}: ${e.message}` };
     });
   }
 

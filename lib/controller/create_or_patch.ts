@@ -1,5 +1,5 @@
 import { ApiError } from "../client/api_error.ts";
-import type { DeepReadonly } from "../resources/deep_readonly.ts";
+import { type DeepReadonly, mutableCopy } from "../resources/deep_readonly.ts";
 import type { ResourceClient } from "../client/resource_client.ts";
 import type { KubeObject, ResourceRef } from "../resources/object.ts";
 import { apiVersionOf } from "../resources/api_version.ts";
@@ -73,7 +73,7 @@ export async function createOrPatch<T extends KubeObject>(
     mutate(draft);
     return { operation: "created", object: await client.create(ref, draft, write) };
   }
-  const draft = structuredClone(current) as T;
+  const draft = mutableCopy(current) as T;
   mutate(draft);
   const patch = mergePatch(current, draft);
   if (patch === undefined) return { operation: "unchanged", object: current };

@@ -5,7 +5,12 @@ import {
   type LeaderElectorOptions,
   type LeaseClient,
 } from "../leader/mod.ts";
-import { type CertificateSource, type ScrapeAuthorizer, serveObservability } from "../observe/mod.ts";
+import {
+  type CertificateSource,
+  type CheckFailure,
+  type ScrapeAuthorizer,
+  serveObservability,
+} from "../observe/mod.ts";
 import { EventRecorder, type EventRecorderOptions } from "../events/recorder.ts";
 import type { EventsClient } from "../events/types.ts";
 import { type Logger, noopLogger } from "../log/logger.ts";
@@ -154,15 +159,19 @@ export class Manager {
   }
 
   /**
-   * The /readyz answer: ready once every controller's informers have synced; otherwise the reasons, one per
-   * unsynced informer, naming the controller, the resource and its last list/watch failure — so a missing
-   * RBAC rule (403) or CRD (404) shows as such instead of a silent timeout.
+   * The /readyz answer: ready once every controller's informers have synced; otherwise one failure per
+   * unsynced informer, naming the controller and the resource, with its last list/watch failure as the
+   * reason — so a missing RBAC rule (403) or CRD (404) shows as such instead of a silent timeout. /readyz
+   * shows the names; the reasons go to the log (they may name users).
    */
-  readiness(): { ready: boolean; reasons: string[] } {
-    const reasons = this.#controllers.flatMap((c) =>
-      c.syncProblems().map((p) => `controller "${c.name}": ${p}`)
+  readiness(): { ready: boolean; failures: CheckFailure[] } {
+    const failures = this.#controllers.flatMap((c) =>
+      c.syncProblems().map((p) => ({
+        check: `informer ${p.resource} of controller "${c.name}"`,
+        reason: p.reason,
+      }))
     );
-    return { ready: reasons.length === 0 && this.ready(), reasons };
+    return { ready: failures.length === 0 && this.ready(), failures };
   }
 
   /** True while controllers may run: leading, or leader election is off. */
@@ -184,8 +193,8 @@ export class Manager {
       ...(o.metricsAuthorizer ? { metricsAuthorizer: o.metricsAuthorizer } : {}),
       registry: this.registry,
       readyz: () => {
-        const { ready, reasons } = this.readiness();
-        return { ok: ready, detail: reasons.join("\n") };
+        const { ready, failures } = this.readiness();
+        return { ok: ready, failures };
       },
       signal: background.signal,
       logger: this.#logger,

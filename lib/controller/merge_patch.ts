@@ -1,33 +1,75 @@
 /**
  * The JSON merge patch (RFC 7396) that turns `from` into `to`: changed and new fields with their new value,
  * removed fields as `null`, objects diffed recursively, arrays and scalars replaced whole. Undefined when
- * they are equal. Values must be JSON data.
+ * they are equal. Values must be JSON data. A loop, not recursion: objects nested as deep as the API server
+ * allows (10,000 levels) are diffed like any other.
  */
 export function mergePatch(from: unknown, to: unknown): unknown {
   if (!isRecord(from) || !isRecord(to)) return jsonEqual(from, to) ? undefined : to;
-  const patch: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(to)) {
-    if (value === undefined) continue;
-    const sub = mergePatch(from[key], value);
-    if (sub !== undefined) patch[key] = sub;
+  const root = frame(from, to);
+  const stack: Frame[] = [root];
+  let result: Record<string, unknown> | undefined;
+  while (stack.length > 0) {
+    const f = stack[stack.length - 1]!;
+    const key = f.keys[f.next++];
+    if (key !== undefined) {
+      const value = f.to[key];
+      if (value === undefined) continue;
+      const old = f.from[key];
+      if (isRecord(old) && isRecord(value)) stack.push(frame(old, value, f, key));
+      else if (!jsonEqual(old, value)) setField(f.patch, key, value);
+      continue;
+    }
+    for (const gone of Object.keys(f.from)) {
+      if (f.from[gone] !== undefined && (!Object.hasOwn(f.to, gone) || f.to[gone] === undefined)) {
+        setField(f.patch, gone, null);
+      }
+    }
+    stack.pop();
+    const patch = Object.keys(f.patch).length > 0 ? f.patch : undefined;
+    if (f.parent === undefined) result = patch;
+    else if (patch !== undefined) setField(f.parent.patch, f.key, patch);
   }
-  for (const key of Object.keys(from)) {
-    if (from[key] !== undefined && (!(key in to) || to[key] === undefined)) patch[key] = null;
-  }
-  return Object.keys(patch).length > 0 ? patch : undefined;
+  return result;
 }
 
-/** Deep equality of JSON data (key order ignored). */
+/** Deep equality of JSON data (key order ignored), by a loop: any depth. */
 export function jsonEqual(a: unknown, b: unknown): boolean {
-  if (Object.is(a, b)) return true;
-  if (Array.isArray(a) || Array.isArray(b)) {
-    if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
-    return a.every((item, i) => jsonEqual(item, b[i]));
+  const pairs: [unknown, unknown][] = [[a, b]];
+  while (pairs.length > 0) {
+    const [x, y] = pairs.pop()!;
+    if (Object.is(x, y)) continue;
+    if (Array.isArray(x) || Array.isArray(y)) {
+      if (!Array.isArray(x) || !Array.isArray(y) || x.length !== y.length) return false;
+      for (let i = 0; i < x.length; i++) pairs.push([x[i], y[i]]);
+      continue;
+    }
+    if (!isRecord(x) || !isRecord(y)) return false;
+    for (const key of new Set([...Object.keys(x), ...Object.keys(y)])) pairs.push([x[key], y[key]]);
   }
-  if (!isRecord(a) || !isRecord(b)) return false;
-  const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
-  for (const key of keys) if (!jsonEqual(a[key], b[key])) return false;
   return true;
+}
+
+/** One object being diffed: its keys in `to`, the next to look at, the patch so far, and where it goes. */
+interface Frame {
+  readonly from: Record<string, unknown>;
+  readonly to: Record<string, unknown>;
+  readonly keys: string[];
+  next: number;
+  readonly patch: Record<string, unknown>;
+  readonly parent: Frame | undefined;
+  readonly key: string;
+}
+
+function frame(from: Record<string, unknown>, to: Record<string, unknown>, parent?: Frame, key = ""): Frame {
+  return { from, to, keys: Object.keys(to), next: 0, patch: {}, parent, key };
+}
+
+/** `target[key] = value`, where a `__proto__` key is a field, not the prototype. */
+function setField(target: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === "__proto__") {
+    Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  } else target[key] = value;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

@@ -6,9 +6,10 @@ const TEXT = { "content-type": "text/plain; charset=utf-8" };
 
 /**
  * Serves `render()` to a scrape only when `authorizer` allows it: no `Authorization: Bearer <token>` header
- * answers 401 at once (no review is sent for it); otherwise the authorizer decides (401, 403, or 500 when it
- * could not decide). Answers never quote the token; denials are logged at debug level only, so a flood of
- * unauthenticated requests cannot flood the logs, and every outcome is counted in
+ * answers 401 at once (no review is sent for it); otherwise the authorizer decides (401, 403, 429 with
+ * Retry-After when the reviews it needs are over their budget, or 500 when it could not decide). Answers never
+ * quote the token; denials and throttling are logged at debug level only, so a flood of unauthenticated
+ * requests cannot flood the logs, and every outcome is counted in
  * `kubeloop_metrics_authorization_total{decision}`.
  */
 export async function authorizeScrape(
@@ -54,6 +55,12 @@ export async function authorizeScrape(
           headers: TEXT,
         },
       );
+    case "throttled":
+      logger.debug("Refused a metrics scrape: too many reviews", { reason: decision.reason });
+      return new Response("Too many requests\n", {
+        status: 429,
+        headers: { ...TEXT, "retry-after": String(decision.retryAfterSeconds) },
+      });
     case "error":
       logger.warn("Cannot authorize a metrics scrape", { reason: decision.reason });
       return new Response("Cannot authorize the request\n", { status: 500, headers: TEXT });

@@ -4,9 +4,8 @@
  * lib/log, the metrics registry in lib/metrics.
  * @module
  */
+export { type Check, type CheckFailure, type CheckResult } from "./probe.ts";
 export {
-  type Check,
-  type CheckResult,
   type ListenAddress,
   type ObservabilityOptions,
   type ObservabilityServer,

@@ -12,12 +12,14 @@ export interface ScrapeRequest {
 
 /**
  * The answer about one scrape: `allowed` is served (200), `unauthenticated` answers 401, `forbidden` 403,
- * and `error` 500 (the decision could not be made, e.g. the API server is unreachable: never an allow).
+ * `throttled` 429 with Retry-After (the reviews it needs are over their budget: ask again later), and `error`
+ * 500 (the decision could not be made, e.g. the API server is unreachable: never an allow).
  */
 export type ScrapeDecision =
   | { kind: "allowed"; user: string }
   | { kind: "unauthenticated"; reason: string }
   | { kind: "forbidden"; user: string; reason: string }
+  | { kind: "throttled"; retryAfterSeconds: number; reason: string }
   | { kind: "error"; reason: string };
 
 /**

@@ -4,17 +4,7 @@ import { authorizeScrape } from "./metrics_auth.ts";
 import type { ScrapeAuthorizer } from "./scrape_auth.ts";
 import { serveTls } from "./tls_server.ts";
 import { type Logger, noopLogger } from "../log/logger.ts";
-
-/** The result of a health check, with the reason shown in the 503 body when it fails. */
-export interface CheckResult {
-  /** Healthy or ready. */
-  readonly ok: boolean;
-  /** Why not, one reason per line (shown in the response body). */
-  readonly detail?: string;
-}
-
-/** A health check: true (or `{ ok: true }`) when healthy or ready. */
-export type Check = () => boolean | CheckResult | Promise<boolean | CheckResult>;
+import { type Check, probeHandler } from "./probe.ts";
 
 /** Options of {@link serveObservability}. */
 export interface ObservabilityOptions {
@@ -92,7 +82,8 @@ const METRICS_TYPE = "text/plain; version=0.0.4; charset=utf-8";
 
 /**
  * Serves `/metrics`, `/healthz` and `/readyz` with `Deno.serve` until `signal` aborts. A failing
- * check answers 503 with the reason as text. With `metricsTls`, `/metrics` is HTTPS (the health endpoints
+ * check answers 503 naming what failed, its reason withheld (`[-]<check> failed: reason withheld`,
+ * as kube-apiserver answers); the reason goes to the log only. With `metricsTls`, `/metrics` is HTTPS (the health endpoints
  * stay plain HTTP on their own port, for the kubelet's probes) and, with `metricsAuthorizer`, each scrape is
  * authenticated and authorized; the outcomes are counted in `kubeloop_metrics_authorization_total{decision}`.
  * Returns the bound URLs at once, so callers can find ephemeral ports.
@@ -185,8 +176,8 @@ export function serveObservability(options: ObservabilityOptions): Observability
       }
       if (healthAt) {
         const paths = shared ? routes : new Map<string, Route>();
-        paths.set("/healthz", () => probe("healthz", healthz, logger));
-        paths.set("/readyz", () => probe("readyz", options.readyz, logger));
+        paths.set("/healthz", probeHandler("healthz", healthz, logger));
+        paths.set("/readyz", probeHandler("readyz", options.readyz, logger));
         result.healthUrl = shared ? result.metricsUrl!.slice(0, -"/metrics".length) : start(healthAt, paths);
       }
     } catch (error) {
@@ -212,24 +203,6 @@ async function handle(request: Request, routes: Map<string, Route>): Promise<Res
   }
   const response = await route(request);
   return request.method === "HEAD" ? new Response(null, response) : response;
-}
-
-async function probe(name: string, check: Check, logger: Logger): Promise<Response> {
-  const text = { "content-type": "text/plain; charset=utf-8" };
-  try {
-    const result = await check();
-    const ok = typeof result === "boolean" ? result : result.ok;
-    if (ok) return new Response("ok\n", { headers: text });
-    const detail = typeof result === "boolean" || !result.detail ? "" : `\n${result.detail}`;
-    return new Response(`${name} check failed: not ${name === "readyz" ? "ready" : "healthy"}${detail}\n`, {
-      status: 503,
-      headers: text,
-    });
-  } catch (error) {
-    logger.warn(`The ${name} check threw`, { error });
-    const message = error instanceof Error ? error.message : String(error);
-    return new Response(`${name} check failed: ${message}\n`, { status: 503, headers: text });
-  }
 }
 
 function baseUrl(scheme: "http" | "https", addr: Deno.NetAddr): string {

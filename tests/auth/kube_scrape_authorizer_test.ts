@@ -148,10 +148,10 @@ Deno.test("attack: a failing review is an error (500), never cached, never an al
 });
 
 Deno.test("attack: a flood of random tokens stays within the cache bound and the in-flight cap", async () => {
-  const { authorizer } = setup({ maxEntries: 100 });
+  const { authorizer } = setup({ maxEntries: 100, reviewQps: 10_000, reviewBurst: 10_000 });
   for (let i = 0; i < 1_000; i++) await authorizer.review(scrape(`random-${i}`));
   assert.equal(authorizer.cachedDecisions, 100, "a thousand rejected tokens, a hundred remembered");
-  // Stuck API server: reviews never answer. Beyond maxInFlight, scrapes are refused at once, not queued.
+  // Stuck API server: reviews never answer. Beyond maxInFlight, scrapes are refused at once (429), not queued.
   const pending: ((r: HttpResponse) => void)[] = [];
   const stuck: Transport = {
     request: (req: HttpRequest) =>
@@ -174,9 +174,18 @@ Deno.test("attack: a flood of random tokens stays within the cache bound and the
   let timer: ReturnType<typeof setTimeout> | undefined;
   await new Promise((r) => timer = setTimeout(r, 1_000));
   clearTimeout(timer);
-  assert.deepEqual(settled, ["error", "error"], "two of five scrapes are refused at once, none waits");
+  assert.deepEqual(
+    settled,
+    ["throttled", "throttled"],
+    "two of five scrapes are refused at once, none waits",
+  );
   await clock.advance(5_000);
-  for (const d of await Promise.all(decisions)) assert.equal(d.kind, "error", "timed out reviews are errors");
+  const kinds = (await Promise.all(decisions)).map((d) => d.kind).sort();
+  assert.deepEqual(
+    kinds,
+    ["error", "error", "error", "throttled", "throttled"],
+    "timed out reviews are errors",
+  );
   assert.equal(pending.length, 3, "only three reviews were ever sent");
 });
 

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { ConfigError, loadConfig, type LoadConfigOptions } from "../../lib/config/mod.ts";
+import { MemoryLogger } from "../../lib/testing/mod.ts";
 import { b64, envOf, MemFs, simpleKubeconfig } from "./_helpers.ts";
 
 function loadFile(text: string, files: Record<string, string> = {}, options: LoadConfigOptions = {}) {
@@ -179,4 +180,58 @@ Deno.test("exec combined with a token is refused as ambiguous", async () => {
 Deno.test("the context namespace is used, else default", async () => {
   assert.equal((await loadFile(simpleKubeconfig({ namespace: "team-a" }))).namespace, "team-a");
   assert.equal((await loadFile(simpleKubeconfig())).namespace, "default");
+});
+
+/** Loads `text` and returns the warnings logged, as JSON text per line. */
+async function warningsOf(text: string, options: LoadConfigOptions = {}): Promise<string[]> {
+  const logger = new MemoryLogger();
+  await loadFile(text, { "/k/tok": "file-secret\n" }, { logger, ...options });
+  return logger.lines.filter((l) => l.level === "warn").map((l) =>
+    JSON.stringify({ msg: l.msg, fields: l.fields })
+  );
+}
+
+Deno.test("attack: an http:// server with a token, token file or exec plugin logs one warning naming the cluster entry, never the token", async () => {
+  const server = "http://10.0.0.1:8080";
+  for (
+    const userLines of [
+      ["token: inline-secret"],
+      ["tokenFile: tok"],
+      ["exec: {apiVersion: client.authentication.k8s.io/v1, command: get-token}"],
+    ]
+  ) {
+    const warnings = await warningsOf(
+      simpleKubeconfig({ server, cluster: "plain", context: "dev", userLines }),
+    );
+    assert.equal(warnings.length, 1, `one warning for ${userLines[0]}`);
+    const [warning] = warnings;
+    assert.match(
+      warning!,
+      /The credentials of user \\"u1\\" will be sent in clear text: cluster \\"plain\\" of context \\"dev\\" is an http:\/\/ server/,
+    );
+    assert.match(warning!, /"kubeconfig":"\/k\/config"/);
+    assert.match(warning!, /"server":"http:\/\/10\.0\.0\.1:8080\/"/);
+    assert.doesNotMatch(warning!, /secret/, "the token itself is not logged");
+  }
+  // --master http:// over a kubeconfig user with a token: the warning names master.
+  const viaMaster = await warningsOf(simpleKubeconfig(), { master: "http://127.0.0.1:8080" });
+  assert.equal(viaMaster.length, 1);
+  assert.match(viaMaster[0]!, /will be sent in clear text: master of context \\"ctx1\\"/);
+});
+
+Deno.test("no warning when nothing secret would travel in clear: https, no user, or a client certificate only", async () => {
+  assert.deepEqual(await warningsOf(simpleKubeconfig({ userLines: ["token: t"] })), []);
+  const anonymous = [
+    "apiVersion: v1",
+    "kind: Config",
+    "current-context: a",
+    "clusters: [{name: c, cluster: {server: 'http://10.0.0.1:8080'}}]",
+    "contexts: [{name: a, context: {cluster: c}}]",
+  ].join("\n");
+  assert.deepEqual(await warningsOf(anonymous), []);
+  const certOnly = simpleKubeconfig({
+    server: "http://10.0.0.1:8080",
+    userLines: [`client-certificate-data: ${b64("CERT")}`, `client-key-data: ${b64("KEY")}`],
+  });
+  assert.deepEqual(await warningsOf(certOnly), []);
 });

@@ -118,3 +118,24 @@ Deno.test("smoke: bench/scale/foos.ts with 2 Foos scrapes the controller's secur
   const requestsPerFoo = Number(row!.at(-1)!.split(" ")[0]);
   assert.ok(requestsPerFoo >= 1, `requests per Foo: ${row!.at(-1)}`);
 });
+
+Deno.test("smoke: bench/metrics_flood.ts floods for 2 s with 4 workers and prints its table", async () => {
+  const run = await runBench(deno, [
+    "run",
+    "--allow-all",
+    "bench/metrics_flood.ts",
+    "--seconds=2",
+    "--workers=4",
+    "--interval-ms=500",
+  ]);
+  assertExitedCleanly(run);
+  assertTable(run.stdout, "| metrics port under a token flood", [
+    "| flood |",
+    "| flood answers |",
+    "| valid scrapes |",
+    "| valid scrape latency |",
+    "| TokenReviews to the API server |",
+    "| SubjectAccessReviews |",
+    "| new connections to the API server |",
+  ]);
+});

@@ -59,7 +59,7 @@ Deno.test("the server answers /metrics, /healthz and /readyz, then stops on abor
   });
   const notReady = await text(`${server.healthUrl}/readyz`);
   assert.equal(notReady.status, 503);
-  assert.match(notReady.body, /not ready/);
+  assert.equal(notReady.body, "readyz check failed\n");
   ready = true;
   assert.equal((await text(`${server.healthUrl}/readyz`)).status, 200);
   assert.equal((await text(`${server.healthUrl}/metrics`)).status, 404, "health port does not serve metrics");
@@ -72,7 +72,7 @@ Deno.test("the server answers /metrics, /healthz and /readyz, then stops on abor
   await assert.rejects(fetch(server.metricsUrl!));
 });
 
-Deno.test("a throwing check answers 503 with its message", async () => {
+Deno.test("a throwing check answers 503 without its message", async () => {
   const controller = new AbortController();
   const server = serveObservability({
     metricsAddress: "0",
@@ -85,7 +85,10 @@ Deno.test("a throwing check answers 503 with its message", async () => {
   });
   assert.equal(server.metricsUrl, undefined);
   const response = await text(`${server.healthUrl}/readyz`);
-  assert.deepEqual([response.status, response.body], [503, "readyz check failed: informers not synced\n"]);
+  assert.deepEqual([response.status, response.body], [
+    503,
+    "[-]readyz failed: reason withheld\nreadyz check failed\n",
+  ]);
   controller.abort();
   await server.finished;
 });
@@ -141,7 +144,10 @@ function rotatingSource(first: TlsMaterial) {
   };
 }
 
-/** An authorizer deciding by token: good → allowed, denied → forbidden, broken → error, else unauthenticated. */
+/**
+ * An authorizer deciding by token: good → allowed, denied → forbidden, broken → error, busy → throttled, else
+ * unauthenticated.
+ */
 const fakeAuthorizer: ScrapeAuthorizer & { seen: ScrapeRequest[] } = {
   seen: [],
   review(request) {
@@ -150,6 +156,7 @@ const fakeAuthorizer: ScrapeAuthorizer & { seen: ScrapeRequest[] } = {
       good: { kind: "allowed", user: "system:serviceaccount:monitoring:prometheus" },
       denied: { kind: "forbidden", user: "system:serviceaccount:default:intruder", reason: "no RBAC" },
       broken: { kind: "error", reason: "TokenReview failed: connection refused" },
+      busy: { kind: "throttled", retryAfterSeconds: 3, reason: "TokenReview: the review budget is spent" },
     };
     return Promise.resolve(decisions[request.token] ?? { kind: "unauthenticated", reason: "invalid token" });
   },
@@ -172,7 +179,7 @@ async function scrapeWith(
   }
 }
 
-Deno.test("attack: a scraper without an allowed token gets no metrics (HTTPS; 401, 403, 500), an allowed one does", async () => {
+Deno.test("attack: a scraper without an allowed token gets no metrics (HTTPS; 401, 403, 429, 500), an allowed one does", async () => {
   const registry = new MetricsRegistry();
   registry.counter("demo_total", "Demo.").inc(4);
   const tls = await selfSignedCertificate({ hosts: ["127.0.0.1"] });
@@ -201,12 +208,17 @@ Deno.test("attack: a scraper without an allowed token gets no metrics (HTTPS; 40
     assert.equal(denied.status, 403);
     assert.match(denied.body, /system:serviceaccount:default:intruder/);
     assert.equal((await scrapeWith(url, tls.cert, "broken")).status, 500, "a failed review is no allow");
+    const client = Deno.createHttpClient({ caCerts: [tls.cert] });
+    const busy = await fetch(url, { client, headers: { authorization: "Bearer busy" } });
+    assert.deepEqual([busy.status, busy.headers.get("retry-after")], [429, "3"], "over the review budget");
+    assert.doesNotMatch(await busy.text(), /demo_total/);
+    client.close();
     const allowed = await scrapeWith(url, tls.cert, "good");
     assert.equal(allowed.status, 200);
     assert.match(allowed.body, /^demo_total 4$/m);
     assert.deepEqual(
       fakeAuthorizer.seen.map((r) => [r.token, r.path, r.verb]),
-      ["stolen-or-made-up", "denied", "broken", "good"].map((t) => [t, "/metrics", "get"]),
+      ["stolen-or-made-up", "denied", "broken", "busy", "good"].map((t) => [t, "/metrics", "get"]),
       "no review for a request without a token",
     );
     await assert.rejects(fetch(url.replace("https:", "http:")), "no plain HTTP on the metrics port");
@@ -219,6 +231,7 @@ Deno.test("attack: a scraper without an allowed token gets no metrics (HTTPS; 40
     assert.match(counts, /kubeloop_metrics_authorization_total\{decision="unauthenticated"\} 3/);
     assert.match(counts, /kubeloop_metrics_authorization_total\{decision="forbidden"\} 1/);
     assert.match(counts, /kubeloop_metrics_authorization_total\{decision="error"\} 1/);
+    assert.match(counts, /kubeloop_metrics_authorization_total\{decision="throttled"\} 1/);
     assert.match(counts, /kubeloop_metrics_authorization_total\{decision="allowed"\} 1/);
   } finally {
     controller.abort();
