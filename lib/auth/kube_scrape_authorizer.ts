@@ -162,7 +162,7 @@ export class KubeScrapeAuthorizer implements ScrapeAuthorizer {
     try {
       const key = `token:${await sha256(request.token)}`;
       // Hashes finish in any order: a scraper that went away meanwhile gets no answer, cached or not.
-      request.signal.throwIfAborted();
+      request.signal?.throwIfAborted();
       const state = this.#tokens.lookup(key);
       if (state.kind === "rejected") return { kind: "unauthenticated", reason: "token not authenticated" };
       if (state.kind === "fresh") user = state.user;
@@ -207,7 +207,7 @@ export class KubeScrapeAuthorizer implements ScrapeAuthorizer {
     key: string,
     lane: ReviewLane,
     fn: (signal: AbortSignal) => Promise<T>,
-    signal: AbortSignal,
+    signal: AbortSignal | undefined,
   ): Promise<T> {
     const pending = this.#pending.get(key);
     if (pending) return abortable(pending as Promise<T>, signal);
@@ -230,7 +230,8 @@ export class KubeScrapeAuthorizer implements ScrapeAuthorizer {
 }
 
 /** `promise`, or a rejection with `signal.reason` if the signal aborts first. */
-function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (signal === undefined) return promise;
   if (signal.aborted) return Promise.reject(signal.reason);
   return new Promise((resolve, reject) => {
     const onAbort = () => reject(signal.reason);

@@ -31,7 +31,6 @@ export async function authorizeScrape(
       token,
       path: new URL(request.url).pathname,
       verb: "get",
-      signal: request.signal,
     }).catch((error: unknown): ScrapeDecision => ({ kind: "error", reason: String(error) }));
   decisions.inc({ decision: decision.kind });
   switch (decision.kind) {

@@ -6,8 +6,14 @@ export interface ScrapeRequest {
   path: string;
   /** The Kubernetes verb of the request: "get" for GET and HEAD. */
   verb: "get";
-  /** Aborts the reviews when the scraper goes away. */
-  signal: AbortSignal;
+  /**
+   * Stops waiting for the reviews (they are shared with other scrapes and bounded by their own timeout).
+   * The metrics server passes none: reading a Deno.serve request's `signal` makes Deno 2.9 print a
+   * warning about its legacy abort behaviour on the first successful response, and a scraper that
+   * went away only costs a review the budget already bounds.
+   * @default {never aborted}
+   */
+  signal?: AbortSignal | undefined;
 }
 
 /**
