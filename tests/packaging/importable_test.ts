@@ -3,6 +3,7 @@
  * type-check under a user's default compiler options, run, and be publishable as is.
  */
 import assert from "node:assert/strict";
+import { publishDryRun } from "../_util/published_files.ts";
 import { createUserProject } from "../_util/user_project.ts";
 
 const root = new URL("../../", import.meta.url);
@@ -59,19 +60,13 @@ console.log(JSON.stringify({ server, path: resourcePath(CONFIG_MAPS, { namespace
 });
 
 Deno.test("deno publish --dry-run passes: license, no slow types, every export documented", async () => {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: ["publish", "--dry-run", "--allow-dirty"],
-    cwd: root,
-    stdout: "piped",
-    stderr: "piped",
-    env: { NO_COLOR: "1" },
-  }).output();
-  const text = new TextDecoder().decode(out.stderr) + new TextDecoder().decode(out.stdout);
-  assert.equal(out.code, 0, text.slice(-4000));
-  assert.match(text, /Dry run complete/);
-  assert.doesNotMatch(text, /error\[/); // slow types and other publish problems are error[<code>] lines
-  // Only the library (and its docs and config) is published: not tests, benches or the control plane sources.
-  const files = [...text.matchAll(/file:\/\/\S+/g)].map((m) => m[0].slice(root.href.length));
+  const { code, output, files } = await publishDryRun();
+  assert.equal(code, 0, output.slice(-4000));
+  assert.match(output, /Dry run complete/);
+  assert.doesNotMatch(output, /error\[/); // slow types and other publish problems are error[<code>] lines
+  // Only the library (and its docs and config) is published: not tests, benches or the repository's
+  // control plane folder (the package carries the control plane's sources as lib/testing/_testenv_sources.ts).
   assert.ok(files.includes("lib/mod.ts"), files.join("\n"));
+  assert.ok(files.includes("lib/testing/_testenv_sources.ts"), files.join("\n"));
   assert.deepEqual(files.filter((f) => !/^(lib\/|README\.md$|deno\.json$)/.test(f)), []);
 });
