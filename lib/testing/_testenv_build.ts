@@ -60,8 +60,7 @@ export async function buildControlPlane(cacheDir: string): Promise<string> {
       cause: error,
     });
   }
-  const file = await Deno.open(log, { write: true });
-  const [stdout] = await Promise.all([new Response(child.stdout).text(), child.stderr.pipeTo(file.writable)]);
+  const [stdout] = await Promise.all([new Response(child.stdout).text(), appendTo(log, child.stderr)]);
   const status = await child.status;
   if (!status.success) {
     const tail = (await Deno.readTextFile(log)).split("\n").slice(-41).join("\n").slice(-4000);
@@ -74,6 +73,17 @@ export async function buildControlPlane(cacheDir: string): Promise<string> {
   const bin = stdout.trim().split("\n").at(-1);
   if (!bin) throw new Error(`${src}/build.sh printed no binary directory`);
   return bin;
+}
+
+/**
+ * Appends `stream` to the file at `path` as each chunk arrives, so the log shows a long build's progress
+ * while it runs (`stream.pipeTo(file.writable)` wrote nothing until the stream ended, in Deno 2.9.6).
+ */
+async function appendTo(path: string, stream: ReadableStream<Uint8Array>): Promise<void> {
+  using file = await Deno.open(path, { append: true });
+  for await (const chunk of stream) {
+    for (let at = 0; at < chunk.length;) at += await file.write(chunk.subarray(at));
+  }
 }
 
 /** Fails with what to install when `go` is missing or older than {@linkcode MIN_GO}. */

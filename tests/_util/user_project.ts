@@ -24,8 +24,11 @@ export interface UserProject extends AsyncDisposable {
     args: readonly string[],
     options?: { env?: Record<string, string>; clearEnv?: boolean; signal?: AbortSignal },
   ): Promise<ProjectRun>;
-  /** Starts `deno <args>` in the background (stdout and stderr piped). */
-  spawn(args: readonly string[], options?: { env?: Record<string, string> }): Deno.ChildProcess;
+  /** Starts `deno <args>` in the background (stdout and stderr piped); `clearEnv` as for `deno`. */
+  spawn(
+    args: readonly string[],
+    options?: { env?: Record<string, string>; clearEnv?: boolean },
+  ): Deno.ChildProcess;
 }
 
 /** The library entry point as a file URL, as a user's import would spell it. */
@@ -65,7 +68,7 @@ export async function createUserProject(files: Record<string, string>): Promise<
       return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
     },
     spawn(args, options = {}) {
-      return command(args, options.env).spawn();
+      return command(args, options.env, options.clearEnv).spawn();
     },
     async [Symbol.asyncDispose]() {
       await Deno.remove(dir, { recursive: true });

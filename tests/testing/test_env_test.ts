@@ -30,12 +30,14 @@ function passThrough(...names: string[]): Record<string, string> {
 }
 
 /**
- * Runs PROGRAM with a PATH of `tools` (fake programs; then /usr/bin and /bin when `systemPath`) and a fresh
- * cache folder; returns what it printed, and the cache folder (the caller removes it).
+ * Runs PROGRAM with a PATH of `tools` (fake programs; then /usr/bin and /bin when `systemPath`), a fresh
+ * cache folder and `env`; `during` runs while the program does. Returns what the program printed, and the
+ * cache folder (the caller removes it).
  */
 async function startWith(
   tools: Record<string, string>,
-  systemPath: boolean,
+  options: { systemPath?: boolean; env?: Record<string, string>; during?: (cache: string) => Promise<void> } =
+    {},
 ): Promise<{ message?: string; started?: string; cache: string }> {
   await using project = await createUserProject({ "main.ts": PROGRAM });
   const bin = join(project.dir, "fake-bin");
@@ -44,21 +46,27 @@ async function startWith(
     await Deno.writeTextFile(join(bin, name), script, { mode: 0o755 });
   }
   const cache = await Deno.makeTempDir({ prefix: "kubeloop-cache-" });
-  const run = await project.deno(["run", "-A", "main.ts"], {
+  const child = project.spawn(["run", "-A", "main.ts"], {
     clearEnv: true,
     env: {
       HOME: Deno.env.get("HOME") ?? "/nonexistent",
       ...passThrough("DENO_DIR", "DENO_COVERAGE_DIR"),
-      PATH: systemPath ? `${bin}:/usr/bin:/bin` : bin,
+      PATH: options.systemPath ? `${bin}:/usr/bin:/bin` : bin,
       KUBELOOP_TESTENV_CACHE: cache,
+      ...options.env,
     },
   });
-  assert.equal(run.code, 0, run.stderr);
-  return { ...JSON.parse(run.stdout), cache };
+  // The program is waited for even when `during` fails, so no process outlives the test.
+  const [during, out] = await Promise.allSettled([options.during?.(cache), child.output()]);
+  if (during.status === "rejected") throw during.reason;
+  if (out.status === "rejected") throw out.reason;
+  const text = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
+  assert.equal(out.value.code, 0, text(out.value.stderr));
+  return { ...JSON.parse(text(out.value.stdout)), cache };
 }
 
 Deno.test("with no go on PATH, startTestEnv says Go is needed (and the alternative), before writing anything", async () => {
-  const { message, cache } = await startWith({}, false);
+  const { message, cache } = await startWith({});
   try {
     assert.equal(
       message,
@@ -73,7 +81,7 @@ Deno.test("with no go on PATH, startTestEnv says Go is needed (and the alternati
 });
 
 Deno.test("with a Go older than 1.26, startTestEnv names the version it found and the one it needs", async () => {
-  const { message, cache } = await startWith({ go: "#!/bin/sh\necho go1.22.5\n" }, false);
+  const { message, cache } = await startWith({ go: "#!/bin/sh\necho go1.22.5\n" });
   try {
     assert.match(
       message ?? "",
@@ -91,7 +99,7 @@ if [ "$1 $2" = "env GOVERSION" ]; then echo go1.26.0; exit 0; fi
 echo "go: simulated failure: proxy.golang.org is unreachable" >&2
 exit 1
 `;
-  const { message, started, cache } = await startWith({ go: failingGo }, true);
+  const { message, started, cache } = await startWith({ go: failingGo }, { systemPath: true });
   try {
     assert.equal(started, undefined);
     const src = join(cache, `src-${await sourcesKey(TESTENV_SOURCES)}`);
@@ -109,5 +117,51 @@ exit 1
     }
   } finally {
     await Deno.remove(cache, { recursive: true });
+  }
+});
+
+Deno.test("a long build's progress is in its log while it runs, and a failed step's own log is named", async () => {
+  // A Go that answers build.sh's questions, then hangs in `go build` until the test has read the log.
+  const slowGo = `#!/bin/sh
+case "$1 $2" in
+  "env GOVERSION") echo go1.26.0 ;;
+  "list -m") echo v1.37.2 ;;
+  "build -v")
+    echo kubeloop.invalid/metricscheck >&2
+    while [ ! -e "$RELEASE" ]; do sleep 0.1; done
+    echo "go: simulated compile error" >&2
+    exit 1 ;;
+  *) exit 1 ;;
+esac
+`;
+  const release = await Deno.makeTempFile({ prefix: "kubeloop-release-" });
+  await Deno.remove(release);
+  let seen = "";
+  const { message, cache } = await startWith({ go: slowGo }, {
+    systemPath: true,
+    env: { RELEASE: release },
+    during: async (cache) => {
+      try {
+        for (let i = 0; i < 300 && !seen.includes("testenv: building metrics-check"); i++) {
+          await new Promise((r) => setTimeout(r, 100));
+          for (const entry of Deno.readDirSync(cache)) {
+            if (entry.name.startsWith("build-")) seen = await Deno.readTextFile(join(cache, entry.name));
+          }
+        }
+      } finally {
+        await Deno.writeTextFile(release, "");
+      }
+    },
+  });
+  try {
+    assert.match(seen, /^testenv: building into .*metrics-check-/m, "progress while the build ran");
+    assert.match(seen, /^testenv: building metrics-check \(go build -v/m);
+    assert.match(
+      message ?? "",
+      /testenv: building metrics-check failed \(exit 1\); the end of its log \(\S+\/\.metrics-check\.log\):\nkubeloop\.invalid\/metricscheck\ngo: simulated compile error/,
+    );
+  } finally {
+    await Deno.remove(cache, { recursive: true });
+    await Deno.remove(release);
   }
 });
