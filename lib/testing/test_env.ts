@@ -52,9 +52,10 @@ export interface TestEnv extends AsyncDisposable {
  * either `KUBELOOP_TESTENV_BIN` (or `binDir`) names a directory built by kubeloop's `tests/testenv/build.sh`,
  * or startTestEnv builds them itself from the Go sources this package carries (however it was loaded: a
  * checkout, a copied folder, JSR), with `bash` and Go ≥ 1.26 on PATH and the Go module proxy reachable. The
- * first build takes about ten minutes on 2 cores (its progress goes to `<cacheDir>/build-*.log`); later
+ * first build takes 15–20 minutes on 2 cores (its progress goes to `<cacheDir>/build-*.log`); later
  * starts find the binaries in `cacheDir` and take seconds. A missing or old Go, or a failed build, is an
- * error saying so (with the end of the build log and its path).
+ * error saying so (with the end of the build log and its path). `KUBELOOP_K8S_VERSION=1.34` in the
+ * environment builds and starts the oldest supported Kubernetes release instead of the newest.
  * Nothing listens beyond 127.0.0.1. The processes stop with `stop()`, and also when this process exits.
  */
 export async function startTestEnv(options: TestEnvOptions = {}): Promise<TestEnv> {

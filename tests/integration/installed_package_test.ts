@@ -4,7 +4,7 @@
  * nothing named — no KUBELOOP_TESTENV_BIN, no checkout beside it. The sources it builds from are the ones
  * the package carries; the build finds the binaries this test run's build.sh already made (same inputs,
  * same cache keys), so it compiles nothing. A cold build from the package is the same path with an empty
- * cache (about ten minutes on 2 cores), proven by hand, not on every run.
+ * cache (18.4 min on a busy 2-core machine, 880 CPU-seconds), run by hand, not on every run.
  */
 import assert from "node:assert/strict";
 import { dirname, join } from "node:path";
