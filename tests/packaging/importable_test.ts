@@ -39,14 +39,17 @@ Deno.test("every import in lib/ is relative or carries its registry (npm:, node:
 Deno.test("a project in an empty folder with no import map imports lib/mod.ts by path, type-checks and runs", async () => {
   await using project = await createUserProject({
     "main.ts": `
-import { parseKubeconfig, resourcePath, CONFIG_MAPS } from "{{LIB}}mod.ts";
+import { CONFIG_MAPS, loadConfig } from "{{LIB}}mod.ts";
 
-const file = await parseKubeconfig(
-  "clusters:\\n- name: c\\n  cluster: {server: https://127.0.0.1:6443}\\ncurrent-context: x\\n",
-  "/nowhere/config",
-);
-const server: string | undefined = file.clusters[0]?.server;
-console.log(JSON.stringify({ server, path: resourcePath(CONFIG_MAPS, { namespace: "a", name: "b" }) }));
+const kubeconfig = "clusters:\\n- name: c\\n  cluster: {server: https://127.0.0.1:6443}\\n" +
+  "contexts:\\n- name: x\\n  context: {cluster: c, namespace: a}\\ncurrent-context: x\\n";
+const config = await loadConfig({
+  kubeconfig: "/nowhere/config",
+  readTextFile: (path) => Promise.resolve(path === "/nowhere/config" ? kubeconfig : ""),
+  env: () => undefined,
+});
+const server: string = config.server.href;
+console.log(JSON.stringify({ server, namespace: config.namespace, plural: CONFIG_MAPS.plural }));
 `,
   });
   const check = await project.deno(["check", "main.ts"]);
@@ -54,8 +57,9 @@ console.log(JSON.stringify({ server, path: resourcePath(CONFIG_MAPS, { namespace
   const run = await project.deno(["run", "--allow-read", "--ignore-env=LOG_TOKENS,LOG_STREAM", "main.ts"]);
   assert.equal(run.code, 0, run.stderr);
   assert.deepEqual(JSON.parse(run.stdout), {
-    server: "https://127.0.0.1:6443",
-    path: "/api/v1/namespaces/a/configmaps/b",
+    server: "https://127.0.0.1:6443/",
+    namespace: "a",
+    plural: "configmaps",
   });
 });
 
