@@ -1,16 +1,11 @@
 /**
- * `deno task gen:resources`: regenerates lib/resources/ from the OpenAPI v3 documents of a running
- * kube-apiserver: the local control plane by default (started and stopped here), or the cluster of
- * `--kubeconfig PATH`. Writes only the generated files, formatted with this checkout's `deno fmt`
- * settings, into lib/resources/ or `--out DIR`; `lib/resources/mod.ts` is written by hand. Mistakes print
- * one line and exit non-zero (2 for a bad command line).
+ * Reads the OpenAPI v3 documents of a running kube-apiserver and turns them into lib/resources' typed kinds.
+ * `deno task gen:resources` (tests/codegen/gen_resources.ts) runs these against a control plane it starts,
+ * or against the cluster of `--kubeconfig`; the server always comes in as a client, so code generation
+ * needs nothing from lib/testing.
  * @module
  */
-import { join } from "node:path";
-import { KubeClient } from "../client/kube_client.ts";
-import { loadConfig } from "../config/load_config.ts";
-import { startTestEnv } from "../testing/test_env.ts";
-import { parseArgs, runCommand, UsageError } from "./_cli.ts";
+import type { KubeClient } from "../client/kube_client.ts";
 import { CORE_EXTRA_SCHEMAS, CORE_KINDS } from "./core_kinds.ts";
 import { generateResourceModules } from "./resource_modules.ts";
 import type { OpenApiDocument } from "./schema.ts";
@@ -47,45 +42,3 @@ export async function generateFromCluster(client: KubeClient): Promise<Map<strin
     source: `kube-apiserver ${version.gitVersion}`,
   });
 }
-
-/** Regenerates the files into `outDir` from the cluster behind `kubeconfig`; returns the written names. */
-async function generateInto(outDir: string, kubeconfig: string): Promise<string[]> {
-  await using client = new KubeClient(await loadConfig({ kubeconfig }));
-  const files = await generateFromCluster(client);
-  for (const [name, text] of files) await Deno.writeTextFile(join(outDir, name), text);
-  return [...files.keys()];
-}
-
-const USAGE = "usage: generate_resources.ts [--kubeconfig PATH] [--out DIR]";
-
-async function main(args: readonly string[]): Promise<void> {
-  const { positional, options } = parseArgs(args, ["kubeconfig", "out"]);
-  if (positional.length > 0) throw new UsageError(`unexpected argument "${positional[0]}"`);
-  const out = options.get("out") ?? new URL("../resources/", import.meta.url).pathname;
-  if (!(await Deno.stat(out).then((s) => s.isDirectory, () => false))) {
-    throw new Error(`The output directory "${out}" does not exist`);
-  }
-  const kubeconfig = options.get("kubeconfig");
-  let written: string[];
-  if (kubeconfig) {
-    written = await generateInto(out, kubeconfig);
-  } else {
-    await using env = await startTestEnv({ controllerManager: false });
-    written = await generateInto(out, env.kubeconfig);
-  }
-  const fmt = await new Deno.Command(Deno.execPath(), {
-    args: [
-      "fmt",
-      `--config=${new URL("../../deno.json", import.meta.url).pathname}`,
-      ...written.map((n) => join(out, n)),
-    ],
-    stdout: "null",
-    stderr: "piped",
-  }).output();
-  if (!fmt.success) {
-    throw new Error(`deno fmt failed on the generated files: ${new TextDecoder().decode(fmt.stderr).trim()}`);
-  }
-  Deno.stdout.writeSync(new TextEncoder().encode(`Generated ${written.length} files in ${out}\n`));
-}
-
-if (import.meta.main) await runCommand("generate_resources", USAGE, () => main(Deno.args));

@@ -1,10 +1,18 @@
+import { buildControlPlane, cacheDirFrom } from "./_testenv_build.ts";
+
 /** Options of {@linkcode startTestEnv}. */
 export interface TestEnvOptions {
   /**
    * Directory holding the `testenv`, `kube-apiserver`, `kube-controller-manager` and `kubectl` binaries.
-   * @default {$KUBELOOP_TESTENV_BIN, else the output of tests/testenv/build.sh of the kubeloop checkout this module was loaded from}
+   * @default {$KUBELOOP_TESTENV_BIN, else the binaries built (once) in cacheDir from the Go sources this package carries}
    */
   readonly binDir?: string;
+  /**
+   * Where the control plane is built and cached when no binDir is given: its Go sources go to
+   * `src-<hash>/`, the binaries to folders keyed by their inputs, shared by every copy of the package.
+   * @default {$KUBELOOP_TESTENV_CACHE, else $XDG_CACHE_HOME/kubeloop-testenv, else ~/.cache/kubeloop-testenv}
+   */
+  readonly cacheDir?: string;
   /**
    * Also run kube-controller-manager (garbage collector, namespace and service-account controllers), so
    * owned objects are collected and namespaces deleted as in a real cluster.
@@ -12,7 +20,7 @@ export interface TestEnvOptions {
    */
   readonly controllerManager?: boolean;
   /**
-   * Reads KUBELOOP_TESTENV_BIN.
+   * Reads KUBELOOP_TESTENV_BIN, and for the default cacheDir KUBELOOP_TESTENV_CACHE, XDG_CACHE_HOME and HOME.
    * @default {Deno.env.get}
    */
   readonly env?: (name: string) => string | undefined;
@@ -40,15 +48,20 @@ export interface TestEnv extends AsyncDisposable {
  * (a few seconds). For integration tests of a controller: `await using env = await startTestEnv()`, then
  * `loadConfig({ kubeconfig: env.kubeconfig })`.
  *
- * Needs: Linux or macOS, `--allow-run --allow-read --allow-env` (or `-A`), and the binaries. Either set
- * `KUBELOOP_TESTENV_BIN` (or `binDir`) to a directory built by kubeloop's `tests/testenv/build.sh`, or load
- * this module from a kubeloop checkout (a `file:` URL) with Go ≥ 1.26 on PATH: then the script builds them
- * once into `~/.cache/kubeloop-testenv/` (about ten minutes cold, seconds when cached) and reuses them.
+ * Needs: Linux or macOS, `--allow-run --allow-read --allow-write --allow-env` (or `-A`), and the binaries:
+ * either `KUBELOOP_TESTENV_BIN` (or `binDir`) names a directory built by kubeloop's `tests/testenv/build.sh`,
+ * or startTestEnv builds them itself from the Go sources this package carries (however it was loaded: a
+ * checkout, a copied folder, JSR), with `bash` and Go ≥ 1.26 on PATH and the Go module proxy reachable. The
+ * first build takes 15–20 minutes on 2 cores (its progress goes to `<cacheDir>/build-*.log`); later
+ * starts find the binaries in `cacheDir` and take seconds. A missing or old Go, or a failed build, is an
+ * error saying so (with the end of the build log and its path). `KUBELOOP_K8S_VERSION=1.34` in the
+ * environment builds and starts the oldest supported Kubernetes release instead of the newest.
  * Nothing listens beyond 127.0.0.1. The processes stop with `stop()`, and also when this process exits.
  */
 export async function startTestEnv(options: TestEnvOptions = {}): Promise<TestEnv> {
-  const fromEnv = (options.env ?? ((name) => Deno.env.get(name)))("KUBELOOP_TESTENV_BIN");
-  const binDir = options.binDir ?? fromEnv ?? await buildBinaries();
+  const env = options.env ?? ((name) => Deno.env.get(name));
+  const fromEnv = env("KUBELOOP_TESTENV_BIN");
+  const binDir = options.binDir ?? fromEnv ?? await buildControlPlane(options.cacheDir ?? cacheDirFrom(env));
   let child: Deno.ChildProcess;
   try {
     child = new Deno.Command(`${binDir}/testenv`, {
@@ -68,7 +81,7 @@ export async function startTestEnv(options: TestEnvOptions = {}): Promise<TestEn
       ? "binDir"
       : fromEnv !== undefined
       ? "KUBELOOP_TESTENV_BIN"
-      : "tests/testenv/build.sh";
+      : "the build in cacheDir";
     throw new Error(
       `Cannot run "${binDir}/testenv" (from ${from}): ${(error as Error).message}. ` +
         "The directory must hold the binaries built by kubeloop's tests/testenv/build.sh",
@@ -100,28 +113,6 @@ export async function startTestEnv(options: TestEnvOptions = {}): Promise<TestEn
     stop,
     [Symbol.asyncDispose]: stop,
   };
-}
-
-/** Runs tests/testenv/build.sh of the checkout this module lives in; its last stdout line is the bin dir. */
-async function buildBinaries(): Promise<string> {
-  const script = new URL("../../tests/testenv/build.sh", import.meta.url);
-  const available = script.protocol === "file:" &&
-    await Deno.stat(script).then((s) => s.isFile, () => false);
-  if (!available) {
-    throw new Error(
-      "Cannot find the control plane binaries: set KUBELOOP_TESTENV_BIN to a directory built by kubeloop's " +
-        "tests/testenv/build.sh, or import kubeloop from a local checkout so startTestEnv can build them",
-    );
-  }
-  const out = await new Deno.Command("bash", { args: [script.pathname], stdout: "piped", stderr: "piped" })
-    .output();
-  const dec = new TextDecoder();
-  if (!out.success) {
-    throw new Error(`Cannot build the local control plane:\n${dec.decode(out.stderr).slice(-4000)}`);
-  }
-  const bin = dec.decode(out.stdout).trim().split("\n").at(-1);
-  if (!bin) throw new Error("tests/testenv/build.sh printed no binary directory");
-  return bin;
 }
 
 /** Reads until the first newline; the rest of the stream is drained in the background. */

@@ -16,13 +16,19 @@ export interface ProjectRun {
 export interface UserProject extends AsyncDisposable {
   /** The project folder (under the system temp dir, outside the repository). */
   readonly dir: string;
-  /** Runs `deno <args>` with the project as working directory. */
+  /**
+   * Runs `deno <args>` with the project as working directory; with `clearEnv` the process sees only `env`
+   * (and NO_COLOR), as on a machine where none of the test run's variables are set.
+   */
   deno(
     args: readonly string[],
-    options?: { env?: Record<string, string>; signal?: AbortSignal },
+    options?: { env?: Record<string, string>; clearEnv?: boolean; signal?: AbortSignal },
   ): Promise<ProjectRun>;
-  /** Starts `deno <args>` in the background (stdout and stderr piped). */
-  spawn(args: readonly string[], options?: { env?: Record<string, string> }): Deno.ChildProcess;
+  /** Starts `deno <args>` in the background (stdout and stderr piped); `clearEnv` as for `deno`. */
+  spawn(
+    args: readonly string[],
+    options?: { env?: Record<string, string>; clearEnv?: boolean },
+  ): Deno.ChildProcess;
 }
 
 /** The library entry point as a file URL, as a user's import would spell it. */
@@ -44,10 +50,11 @@ export async function createUserProject(files: Record<string, string>): Promise<
     await Deno.mkdir(join(dir, name, ".."), { recursive: true });
     await Deno.writeTextFile(join(dir, name), text.replaceAll("{{LIB}}", LIB_URL));
   }
-  const command = (args: readonly string[], env: Record<string, string> | undefined) =>
+  const command = (args: readonly string[], env: Record<string, string> | undefined, clearEnv = false) =>
     new Deno.Command(Deno.execPath(), {
       args: [...args],
       cwd: dir,
+      clearEnv,
       stdin: "null",
       stdout: "piped",
       stderr: "piped",
@@ -56,12 +63,12 @@ export async function createUserProject(files: Record<string, string>): Promise<
   return {
     dir,
     async deno(args, options = {}) {
-      const out = await command(args, options.env).output();
+      const out = await command(args, options.env, options.clearEnv).output();
       const dec = new TextDecoder();
       return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
     },
     spawn(args, options = {}) {
-      return command(args, options.env).spawn();
+      return command(args, options.env, options.clearEnv).spawn();
     },
     async [Symbol.asyncDispose]() {
       await Deno.remove(dir, { recursive: true });

@@ -14,8 +14,11 @@ async function processesMentioning(text: string): Promise<string> {
   return new TextDecoder().decode(ps.stdout).trim();
 }
 
-Deno.test("startTestEnv with no binDir or KUBELOOP_TESTENV_BIN gets the binaries from build.sh, serves, and stop() removes everything", async () => {
-  const env = await startTestEnv({ controllerManager: false, env: () => undefined });
+Deno.test("startTestEnv with no binDir or KUBELOOP_TESTENV_BIN builds (or finds) the binaries itself, serves, and stop() removes everything", async () => {
+  const env = await startTestEnv({
+    controllerManager: false,
+    env: (name) => (name === "KUBELOOP_TESTENV_BIN" ? undefined : Deno.env.get(name)),
+  });
   let stopped = false;
   try {
     assert.match(env.server, /^https:\/\/127\.0\.0\.1:\d+$/);
@@ -29,6 +32,7 @@ Deno.test("startTestEnv with no binDir or KUBELOOP_TESTENV_BIN gets the binaries
     assert.equal(new TextDecoder().decode(kubectl.stdout).trim(), "namespace/default");
     assert.equal(env.kubectl, join(env.binDir, "kubectl"));
     assert.ok((await Deno.stat(join(env.binDir, "kube-apiserver"))).isFile, "build.sh's binaries");
+    assert.equal(env.binDir, testEnv.binDir, "the same cached build as the test run's");
     assert.notEqual(
       await processesMentioning(env.dir),
       "",

@@ -3,6 +3,7 @@
  * type-check under a user's default compiler options, run, and be publishable as is.
  */
 import assert from "node:assert/strict";
+import { publishDryRun } from "../_util/published_files.ts";
 import { createUserProject } from "../_util/user_project.ts";
 
 const root = new URL("../../", import.meta.url);
@@ -38,14 +39,17 @@ Deno.test("every import in lib/ is relative or carries its registry (npm:, node:
 Deno.test("a project in an empty folder with no import map imports lib/mod.ts by path, type-checks and runs", async () => {
   await using project = await createUserProject({
     "main.ts": `
-import { parseKubeconfig, resourcePath, CONFIG_MAPS } from "{{LIB}}mod.ts";
+import { CONFIG_MAPS, loadConfig } from "{{LIB}}mod.ts";
 
-const file = await parseKubeconfig(
-  "clusters:\\n- name: c\\n  cluster: {server: https://127.0.0.1:6443}\\ncurrent-context: x\\n",
-  "/nowhere/config",
-);
-const server: string | undefined = file.clusters[0]?.server;
-console.log(JSON.stringify({ server, path: resourcePath(CONFIG_MAPS, { namespace: "a", name: "b" }) }));
+const kubeconfig = "clusters:\\n- name: c\\n  cluster: {server: https://127.0.0.1:6443}\\n" +
+  "contexts:\\n- name: x\\n  context: {cluster: c, namespace: a}\\ncurrent-context: x\\n";
+const config = await loadConfig({
+  kubeconfig: "/nowhere/config",
+  readTextFile: (path) => Promise.resolve(path === "/nowhere/config" ? kubeconfig : ""),
+  env: () => undefined,
+});
+const server: string = config.server.href;
+console.log(JSON.stringify({ server, namespace: config.namespace, plural: CONFIG_MAPS.plural }));
 `,
   });
   const check = await project.deno(["check", "main.ts"]);
@@ -53,25 +57,20 @@ console.log(JSON.stringify({ server, path: resourcePath(CONFIG_MAPS, { namespace
   const run = await project.deno(["run", "--allow-read", "--ignore-env=LOG_TOKENS,LOG_STREAM", "main.ts"]);
   assert.equal(run.code, 0, run.stderr);
   assert.deepEqual(JSON.parse(run.stdout), {
-    server: "https://127.0.0.1:6443",
-    path: "/api/v1/namespaces/a/configmaps/b",
+    server: "https://127.0.0.1:6443/",
+    namespace: "a",
+    plural: "configmaps",
   });
 });
 
 Deno.test("deno publish --dry-run passes: license, no slow types, every export documented", async () => {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: ["publish", "--dry-run", "--allow-dirty"],
-    cwd: root,
-    stdout: "piped",
-    stderr: "piped",
-    env: { NO_COLOR: "1" },
-  }).output();
-  const text = new TextDecoder().decode(out.stderr) + new TextDecoder().decode(out.stdout);
-  assert.equal(out.code, 0, text.slice(-4000));
-  assert.match(text, /Dry run complete/);
-  assert.doesNotMatch(text, /error\[/); // slow types and other publish problems are error[<code>] lines
-  // Only the library (and its docs and config) is published: not tests, benches or the control plane sources.
-  const files = [...text.matchAll(/file:\/\/\S+/g)].map((m) => m[0].slice(root.href.length));
+  const { code, output, files } = await publishDryRun();
+  assert.equal(code, 0, output.slice(-4000));
+  assert.match(output, /Dry run complete/);
+  assert.doesNotMatch(output, /error\[/); // slow types and other publish problems are error[<code>] lines
+  // Only the library (and its docs and config) is published: not tests, benches or the repository's
+  // control plane folder (the package carries the control plane's sources as lib/testing/_testenv_sources.ts).
   assert.ok(files.includes("lib/mod.ts"), files.join("\n"));
+  assert.ok(files.includes("lib/testing/_testenv_sources.ts"), files.join("\n"));
   assert.deepEqual(files.filter((f) => !/^(lib\/|README\.md$|deno\.json$)/.test(f)), []);
 });

@@ -80,7 +80,7 @@ go_build() {
   kill "$ticker" 2>/dev/null || true
   wait "$ticker" 2>/dev/null || true
   if [ "$rc" -ne 0 ]; then
-    echo "testenv: building $label failed (exit $rc); the end of its log:" >&2
+    echo "testenv: building $label failed (exit $rc); the end of its log ($log):" >&2
     tail -n 40 "$log" >&2
     return "$rc"
   fi
