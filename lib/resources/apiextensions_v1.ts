@@ -3,8 +3,8 @@
  * Kubernetes API types of `io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1`.
  * @module
  */
-import type { KubeObject, ObjectMeta } from "./object.ts";
 import type { Time } from "./apimachinery.ts";
+import type { KubeObject, ObjectMeta } from "./object.ts";
 
 /** CustomResourceColumnDefinition specifies a column for server side printing. */
 export interface CustomResourceColumnDefinition {

@@ -3,9 +3,9 @@
  * Kubernetes API types of `io.k8s.api.apps.v1`.
  * @module
  */
-import type { KubeObject, ObjectMeta } from "./object.ts";
 import type { IntOrString, LabelSelector, Time } from "./apimachinery.ts";
 import type { PersistentVolumeClaim, PodTemplateSpec } from "./core_v1.ts";
+import type { KubeObject, ObjectMeta } from "./object.ts";
 
 /** DaemonSet represents the configuration of a daemon set. */
 export interface DaemonSet extends KubeObject {

@@ -3,9 +3,9 @@
  * Kubernetes API types of `io.k8s.api.batch.v1`.
  * @module
  */
-import type { KubeObject, ObjectMeta } from "./object.ts";
 import type { LabelSelector, Time } from "./apimachinery.ts";
 import type { ObjectReference, PodTemplateSpec } from "./core_v1.ts";
+import type { KubeObject, ObjectMeta } from "./object.ts";
 import type {
   WorkloadPodGroupDisruptionMode,
   WorkloadPodGroupResourceClaim,

@@ -3,8 +3,8 @@
  * Kubernetes API types of `io.k8s.api.coordination.v1`.
  * @module
  */
-import type { KubeObject, ObjectMeta } from "./object.ts";
 import type { MicroTime } from "./apimachinery.ts";
+import type { KubeObject, ObjectMeta } from "./object.ts";
 
 /** Lease defines a lease concept. */
 export interface Lease extends KubeObject {

@@ -3,8 +3,8 @@
  * Kubernetes API types of `io.k8s.api.core.v1`.
  * @module
  */
-import type { KubeObject, ObjectMeta } from "./object.ts";
 import type { Condition, IntOrString, LabelSelector, Quantity, Time } from "./apimachinery.ts";
+import type { KubeObject, ObjectMeta } from "./object.ts";
 
 /** Affinity is a group of affinity scheduling rules. */
 export interface Affinity {

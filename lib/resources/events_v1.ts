@@ -3,9 +3,9 @@
  * Kubernetes API types of `io.k8s.api.events.v1`.
  * @module
  */
-import type { KubeObject, ObjectMeta } from "./object.ts";
 import type { MicroTime, Time } from "./apimachinery.ts";
 import type { EventSource, ObjectReference } from "./core_v1.ts";
+import type { KubeObject, ObjectMeta } from "./object.ts";
 
 /**
  * Event is a report of an event somewhere in the cluster. It generally denotes some state change in the
