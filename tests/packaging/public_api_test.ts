@@ -184,6 +184,7 @@ const NEED_EXAMPLES: Readonly<Record<string, readonly string[]>> = {
     "isControlledBy",
     "addFinalizer",
     "removeFinalizer",
+    "finalizer",
     "generationChanged",
     "and",
     "or",
