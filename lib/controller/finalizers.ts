@@ -59,6 +59,7 @@ export function terminatingForMs(obj: DeepReadonly<KubeObject>, nowMs: number): 
  * import assert from "node:assert/strict";
  * import {
  *   addFinalizer,
+ *   ApiError,
  *   CONFIG_MAPS,
  *   isTerminating,
  *   KubeClient,
@@ -75,6 +76,10 @@ export function terminatingForMs(obj: DeepReadonly<KubeObject>, nowMs: number): 
  * const terminating = await client.get(CONFIG_MAPS, name, { namespace }); // held by the finalizer
  * assert.ok(isTerminating(terminating));
  * await removeFinalizer(client, CONFIG_MAPS, terminating, "example.com/cleanup"); // cleanup done: it goes
+ * await assert.rejects(
+ *   client.get(CONFIG_MAPS, name, { namespace }),
+ *   (e) => e instanceof ApiError && e.isNotFound,
+ * );
  * ```
  */
 export async function addFinalizer<T extends KubeObject>(
