@@ -101,12 +101,13 @@ const METRICS_TYPE = "text/plain; version=0.0.4; charset=utf-8";
  *   metricsAddress: "127.0.0.1:0", // a program listens on ":8080" and ":8081" (the defaults)
  *   healthAddress: "127.0.0.1:0",
  *   registry,
- *   readyz: () => ({ ok: synced, detail: "caches not synced" }),
+ *   readyz: () => ({ ok: synced, failures: [{ check: "informers", reason: "v1/secrets: 403 Forbidden" }] }),
  *   signal: stop.signal,
  * });
  * const notReady = await fetch(`${server.healthUrl}/readyz`);
  * assert.equal(notReady.status, 503);
- * assert.match(await notReady.text(), /caches not synced/);
+ * // The reason goes to the `logger` only: the probes answer anyone who asks.
+ * assert.match(await notReady.text(), /^\[-\]informers failed: reason withheld$/m);
  * synced = true;
  * assert.equal((await fetch(`${server.healthUrl}/readyz`).then((r) => r.text())).trim(), "ok");
  * assert.match(await fetch(server.metricsUrl!).then((r) => r.text()), /^example_starts_total 1$/m);
