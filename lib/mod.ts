@@ -7,24 +7,54 @@
  * Names marked `@experimental` may still change in a minor release; everything else follows semver.
  * docs/architecture.md shows how the folders behind these names fit together.
  *
- * @example A controller that copies a label from each ConfigMap to a status-less annotation
- * ```ts ignore
- * import { apply, CONFIG_MAPS, KubeClient, loadConfig, Manager } from "@kubeloop/kubeloop";
+ * @example A controller that stamps every ConfigMap labelled `example.com/stamp=yes`
+ * ```ts
+ * import {
+ *   apply,
+ *   CONFIG_MAPS,
+ *   KubeClient,
+ *   loadConfig,
+ *   Manager,
+ *   SharedInformerFactory,
+ *   sleep,
+ * } from "@kubeloop/kubeloop";
  *
- * const client = new KubeClient(await loadConfig());
- * const manager = new Manager({ client });
+ * await using client = new KubeClient(await loadConfig());
+ * const informers = new SharedInformerFactory(client);
+ * const scope = { labelSelector: "example.com/stamp=yes" };
+ * const configMaps = informers.informer(CONFIG_MAPS, scope); // the same informer the controller gets
+ * // "0": no /metrics and /healthz servers here; a program keeps the defaults (:8080 and :8081).
+ * const manager = new Manager(informers, { metricsAddress: "0", healthAddress: "0" });
  * manager.controller({
  *   name: "configmap-stamp",
- *   for: CONFIG_MAPS,
- *   async reconcile({ namespace, name }, { store }) {
- *     const cm = store.get(`${namespace}/${name}`);
- *     if (cm === undefined) return;
- *     await apply(client, CONFIG_MAPS, {
- *       metadata: { name, namespace, annotations: { "example.com/stamped": "yes" } },
- *     }, { fieldManager: "configmap-stamp" });
+ *   for: { ref: CONFIG_MAPS, ...scope },
+ *   async reconcile({ namespace, name }, { signal }) {
+ *     const cm = configMaps.store.getByName(name, namespace); // read the cache, not the server
+ *     if (cm === undefined || cm.metadata.annotations?.["example.com/stamped"]) return; // gone, or done
+ *     const metadata = { name, namespace, annotations: { "example.com/stamped": "yes" } };
+ *     await apply(client, CONFIG_MAPS, { apiVersion: "v1", kind: "ConfigMap", metadata }, {
+ *       fieldManager: "configmap-stamp",
+ *       signal,
+ *     });
  *   },
  * });
- * await manager.run({ signal: AbortSignal.timeout(60_000) });
+ * const stop = new AbortController(); // a program aborts it on SIGTERM (see installSignalHandlers)
+ * const running = manager.run({ signal: stop.signal });
+ *
+ * // See it work: create a labelled ConfigMap and wait for the stamp.
+ * const { namespace } = client;
+ * const name = `example-${crypto.randomUUID().slice(0, 8)}`;
+ * await client.create(CONFIG_MAPS, {
+ *   metadata: { name, namespace, labels: { "example.com/stamp": "yes" } },
+ * });
+ * while (
+ *   !(await client.get(CONFIG_MAPS, name, { namespace })).metadata.annotations?.["example.com/stamped"]
+ * ) {
+ *   await sleep(50);
+ * }
+ * stop.abort();
+ * await running;
+ * await client.delete(CONFIG_MAPS, name, { namespace });
  * ```
  * @module
  */

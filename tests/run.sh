@@ -3,18 +3,24 @@
 # process of its own, with a timeout, so a hang or a crash is reported with the file's name. Unit
 # tests first; then integration and end-to-end tests against ONE real kube-apiserver + etcd
 # (+ kube-controller-manager), built from Go modules and shared by all files (tests/_util/testenv.ts
-# attaches to it). Ends with one plain line, "N passed, N failed, N skipped", where
+# attaches to it). Before them, the @example code blocks of lib/ run as tests (`deno test --doc`) against
+# the same control plane: its admin kubeconfig is their $KUBECONFIG, so `await loadConfig()` reaches it;
+# a gate type-checks them (`deno check --doc-only lib/`) in every mode. Ends with one plain line,
+# "N passed, N failed, N skipped", where
 #   passed  = leaf test cases (a test without steps, or a step without steps) that ran and passed;
 #   failed  = failed leaf cases + each file that crashed or timed out + each failed gate;
-#   skipped = ignored tests and steps, never counted as passed.
+#   skipped = ignored tests and steps (and `ignore` doc examples), never counted as passed.
 # Usage:
 #   bash tests/run.sh                   everything
-#   bash tests/run.sh --unit            gates and unit tests; no control plane
-#   bash tests/run.sh [--no-gates] [--timeout=SECONDS] FILE...    only these test files
+#   bash tests/run.sh --unit            gates and unit tests; no control plane, doc examples only type-checked
+#   bash tests/run.sh [--no-gates] [--timeout=SECONDS] [--doc[=DIR]] FILE...
+#                                       only these test files; with --doc also the doc examples of DIR's
+#                                       .ts files (default lib), with a control plane
 #   bash tests/run.sh --coverage        `deno task coverage`: the tests (no gates) with coverage of lib/,
 #                                       then per-folder line and branch coverage; a folder of lib/ below
 #                                       KUBELOOP_COVERAGE_MIN % of lines (default 90) fails like a gate
 # Each file may run KUBELOOP_TEST_TIMEOUT seconds (default 600), then it is stopped and counted as failed.
+# KUBELOOP_TESTENV_BIN, when set, names the control plane binaries instead of tests/testenv/build.sh.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 deno="${DENO:-}"
@@ -25,6 +31,7 @@ fi
 unit_only=false
 gates=true
 coverage=false
+doc_dir=""
 timeout_s="${KUBELOOP_TEST_TIMEOUT:-600}"
 files=()
 for arg in "$@"; do
@@ -33,11 +40,14 @@ for arg in "$@"; do
     --no-gates) gates=false ;;
     --coverage) coverage=true; gates=false ;;
     --timeout=*) timeout_s="${arg#--timeout=}" ;;
+    --doc) doc_dir=lib ;;
+    --doc=*) doc_dir="${arg#--doc=}" ;;
     -*) echo "tests/run.sh: unknown option $arg" >&2; exit 2 ;;
     *) files+=("$arg") ;;
   esac
 done
-if [ "${#files[@]}" -eq 0 ]; then
+if [ "${#files[@]}" -eq 0 ] && [ -z "$doc_dir" ]; then
+  $unit_only || doc_dir=lib
   while IFS= read -r f; do
     case "$f" in
       tests/testenv/*) ;;
@@ -86,11 +96,13 @@ stop_control_plane() {
   plane_pid=""
 }
 start_control_plane() {
-  echo "== building the local control plane (cached after the first build)"
-  local bin
-  if ! bin="$(bash tests/testenv/build.sh | tail -n 1)" || [ -z "$bin" ]; then
-    fail "building the control plane (tests/testenv/build.sh)"
-    return 1
+  local bin="${KUBELOOP_TESTENV_BIN:-}"
+  if [ -z "$bin" ]; then
+    echo "== building the local control plane (cached after the first build)"
+    if ! bin="$(bash tests/testenv/build.sh | tail -n 1)" || [ -z "$bin" ]; then
+      fail "building the control plane (tests/testenv/build.sh)"
+      return 1
+    fi
   fi
   export KUBELOOP_TESTENV_BIN="$bin"
   echo "== starting the control plane (shared by all integration and end-to-end tests)"
@@ -159,14 +171,18 @@ count_report() {
 }
 
 # Runs one test file in its own process group, so a timeout (or Ctrl-C) stops everything it started.
+# `run_file NAME ARGS...` runs `deno test ARGS...` instead and reports it as NAME.
 child=""
 trap 'if [ -n "$child" ]; then kill -TERM -- "-$child" 2>/dev/null; fi; stop_control_plane; rm -rf "$work"; exit 130' INT TERM
 run_file() {
   local file="$1" report="$work/report.xml" start rc p f s
+  shift
+  local args=(--no-check "$file")
+  [ "$#" -eq 0 ] || args=("$@")
   rm -f "$report"
   echo "== $file"
   start=$(date +%s)
-  timeout -k 10 "$timeout_s" "$deno" test --no-check --allow-all --junit-path="$report" "$file" 9>&- &
+  timeout -k 10 "$timeout_s" "$deno" test --allow-all --junit-path="$report" "${args[@]}" 9>&- &
   child=$!
   wait "$child"
   rc=$?
@@ -192,15 +208,35 @@ run_file() {
   fi
 }
 
+# The @example blocks of $doc_dir's .ts files, as tests (type-checked, then run) in one `deno test --doc`
+# process, with the control plane's admin kubeconfig as $KUBECONFIG. Examples marked `ignore` never run
+# and are absent from the report: they are counted as skipped here.
+run_doc_examples() {
+  local sources kubeconfig ignored
+  mapfile -t sources < <(grep -rl --include='*.ts' -e '@example' "$doc_dir" | LC_ALL=C sort)
+  if [ "${#sources[@]}" -eq 0 ]; then
+    fail "doc examples: no @example in $doc_dir"
+    return
+  fi
+  kubeconfig="$(sed -n 's/.*"kubeconfig": *"\([^"]*\)".*/\1/p' "$KUBELOOP_TESTENV_ATTACH")"
+  # In parallel (one worker per core): most of the time is loading ~75 small modules, and the examples
+  # write only objects of their own, named at random.
+  KUBECONFIG="$kubeconfig" run_file "doc examples of $doc_dir (deno test --doc)" --doc --parallel "${sources[@]}"
+  ignored=$(cat "${sources[@]}" | grep -cE '^[[:space:]]*\*?[[:space:]]*```[a-z]+[[:space:]].*\bignore\b')
+  skipped=$((skipped + ignored))
+}
+
 if $gates; then
   gate "deno fmt --check" "$deno" fmt --check
   gate "deno lint" "$deno" lint
   gate "deno check" "$deno" check main.ts lib/ tests/ bench/ examples/
   gate "deno check README examples" "$deno" check --doc-only README.md
+  gate "deno check lib/ doc examples" "$deno" check --doc-only lib/
   gate "deno doc --lint" "$deno" doc --lint lib/mod.ts lib/resources/mod.ts lib/sample_controller/mod.ts lib/testing/mod.ts lib/codegen/mod.ts
 fi
 
 need_plane=false
+[ -z "$doc_dir" ] || need_plane=true
 for f in "${files[@]}"; do
   case "$f" in tests/integration/*|tests/e2e/*) need_plane=true ;; esac
 done
@@ -214,12 +250,22 @@ elif [ -z "${KUBELOOP_METRICS_CHECK:-}" ]; then
   fi
 fi
 
+doc_pending=false
+[ -z "$doc_dir" ] || doc_pending=true
+run_doc_examples_once() { # before the first file that needs the control plane, or after the last file
+  $doc_pending || return 0
+  doc_pending=false
+  if $plane_ok; then run_doc_examples; else fail "doc examples of $doc_dir not run: no control plane"; fi
+}
 for f in "${files[@]}"; do
   case "$f" in
-    tests/integration/*|tests/e2e/*|tests/reliability/*) $plane_ok || { fail "$f not run: no control plane"; continue; } ;;
+    tests/integration/*|tests/e2e/*|tests/reliability/*)
+      run_doc_examples_once
+      $plane_ok || { fail "$f not run: no control plane"; continue; } ;;
   esac
   run_file "$f"
 done
+run_doc_examples_once
 stop_control_plane
 rm -rf "$work"
 

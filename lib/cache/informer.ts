@@ -118,6 +118,24 @@ export interface SyncStatus {
  * server is unreachable), logging them with the resource name, tells subscribers (`onRecovered`)
  * when it reaches the server again, and resolves (never rejects) when its signal aborts. Objects are
  * shared with the store: never mutate.
+ *
+ * @example Cache the namespaces and hear about changes
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { Informer, KubeClient, loadConfig, NAMESPACES } from "@kubeloop/kubeloop";
+ *
+ * await using client = new KubeClient(await loadConfig());
+ * const informer = new Informer(client, NAMESPACES);
+ * const added: string[] = [];
+ * informer.subscribe({ onAdd: (ns) => void added.push(ns.metadata.name ?? "") });
+ * const stop = new AbortController();
+ * const running = informer.run({ signal: stop.signal }); // lists, then watches until aborted
+ * await informer.ready(); // the first full list is in the store
+ * assert.ok(informer.store.getByName("default")); // a cache read: no request
+ * assert.ok(added.includes("kube-system"));
+ * stop.abort();
+ * await running;
+ * ```
  */
 export class Informer<T extends KubeObject = KubeObject> {
   /** The cache; read-only for everyone but this informer. */

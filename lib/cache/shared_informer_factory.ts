@@ -65,6 +65,24 @@ interface Entry {
  * last reference is released the informer stops and is forgotten. `start(signal)` runs every informer
  * (also those created later) until `signal` aborts. Every caller's indexers are added to the shared
  * store, in any order; the transform of the first caller wins.
+ *
+ * @example One watch per resource and scope, however many parts of the program ask
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { KubeClient, loadConfig, NAMESPACES, SharedInformerFactory } from "@kubeloop/kubeloop";
+ *
+ * await using client = new KubeClient(await loadConfig());
+ * const factory = new SharedInformerFactory(client);
+ * const forOneController = factory.informer(NAMESPACES);
+ * const forAnother = factory.informer(NAMESPACES);
+ * assert.equal(forOneController, forAnother);
+ * const stop = new AbortController();
+ * factory.start(stop.signal);
+ * await factory.waitForSync(stop.signal);
+ * assert.ok(forAnother.store.getByName("default"));
+ * stop.abort();
+ * await factory.stopped();
+ * ```
  */
 export class SharedInformerFactory {
   readonly #client: ListWatcher;

@@ -4,7 +4,33 @@ import type { KubeObject } from "../resources/object.ts";
 /** Computes the index values of an object (zero, one or several). Must be pure and fast. */
 export type IndexFunc<T extends KubeObject> = (object: DeepReadonly<T>) => readonly string[];
 
-/** Named index functions. */
+/**
+ * Named index functions.
+ *
+ * @example An informer with a secondary index
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import {
+ *   type Indexers,
+ *   Informer,
+ *   KubeClient,
+ *   loadConfig,
+ *   type Namespace,
+ *   NAMESPACES,
+ * } from "@kubeloop/kubeloop";
+ *
+ * const indexers: Indexers<Namespace> = { phase: (ns) => [ns.status?.phase ?? "Unknown"] };
+ * await using client = new KubeClient(await loadConfig());
+ * const informer = new Informer(client, NAMESPACES, { indexers });
+ * const stop = new AbortController();
+ * const running = informer.run({ signal: stop.signal });
+ * await informer.ready();
+ * const active = informer.store.byIndex("phase", "Active").map((ns) => ns.metadata.name);
+ * assert.ok(active.includes("default"));
+ * stop.abort();
+ * await running;
+ * ```
+ */
 export type Indexers<T extends KubeObject> = Readonly<Record<string, IndexFunc<T>>>;
 
 /** The name of the index every store has: objects by `metadata.namespace` ("" for cluster-scoped). */
@@ -40,6 +66,26 @@ export interface Store<T extends KubeObject> {
 /**
  * The in-memory store with secondary indexes. Informers write to it through a `StoreWriter`;
  * everyone else should hold it as a {@linkcode Store}.
+ *
+ * @example Look objects up by an index instead of scanning
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { IndexedStore, type Pod } from "@kubeloop/kubeloop";
+ *
+ * // An informer keeps such a store (its `indexers` option); here it is filled by hand.
+ * const store = new IndexedStore<Pod>({ node: (pod) => (pod.spec?.nodeName ? [pod.spec.nodeName] : []) });
+ * store.set("shop/web-1", {
+ *   metadata: { name: "web-1", namespace: "shop" },
+ *   spec: { nodeName: "n1", containers: [] },
+ * });
+ * store.set("shop/web-2", {
+ *   metadata: { name: "web-2", namespace: "shop" },
+ *   spec: { nodeName: "n2", containers: [] },
+ * });
+ * assert.deepEqual(store.byIndex("node", "n1").map((pod) => pod.metadata.name), ["web-1"]);
+ * assert.equal(store.listByNamespace("shop").length, 2); // the built-in namespace index
+ * assert.equal(store.getByName("web-2", "shop")?.spec?.nodeName, "n2");
+ * ```
  */
 export class IndexedStore<T extends KubeObject> implements Store<T> {
   #items = new Map<string, DeepReadonly<T>>();

@@ -45,6 +45,28 @@ const contentTypes: Record<PatchType, string> = {
  * Requests answered 401 are retried once after the credentials are invalidated (a rotated
  * token file or an expired exec credential); 429, and 503 with Retry-After, are retried up
  * to `maxRetries` times after the server's Retry-After.
+ *
+ * @example Create, read, list, apply and delete a ConfigMap
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { CONFIG_MAPS, KubeClient, loadConfig } from "@kubeloop/kubeloop";
+ *
+ * await using client = new KubeClient(await loadConfig());
+ * const namespace = client.namespace; // the kubeconfig context's, else "default"
+ * const name = `example-${crypto.randomUUID().slice(0, 8)}`;
+ * await client.create(CONFIG_MAPS, {
+ *   metadata: { name, namespace, labels: { app: name } },
+ *   data: { a: "1" },
+ * });
+ * const cm = await client.get(CONFIG_MAPS, name, { namespace }); // a ConfigMap: CONFIG_MAPS carries the type
+ * assert.equal(cm.data?.a, "1");
+ * const list = await client.list(CONFIG_MAPS, { namespace, labelSelector: `app=${name}` });
+ * assert.equal(list.items.length, 1);
+ * // Server-side apply: the field manager owns exactly the fields it sends.
+ * const config = { apiVersion: "v1", kind: "ConfigMap", metadata: { name, namespace }, data: { b: "2" } };
+ * await client.patch(CONFIG_MAPS, name, config, { type: "apply", fieldManager: "example" });
+ * await client.delete(CONFIG_MAPS, name, { namespace });
+ * ```
  */
 export class KubeClient implements ResourceClient, AsyncDisposable {
   readonly #config: ClusterConfig;

@@ -6,6 +6,22 @@ import type { ListOptions, RawWatchOptions } from "./types.ts";
  * The resource calls of {@linkcode KubeClient}, as an interface: type a reconciler's dependencies with it
  * (or a `Pick` of it) and pass a KubeClient in production and lib/testing's `FakeApi` in unit tests.
  * Every call rejects with an `ApiError` for an error answer of the server.
+ *
+ * @example Depend on the calls you make: a KubeClient in production, a FakeApi in tests
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { CONFIG_MAPS, type ResourceClient } from "@kubeloop/kubeloop";
+ * import { FakeApi } from "@kubeloop/kubeloop/testing";
+ *
+ * async function greeting(client: Pick<ResourceClient, "get">, name: string): Promise<string> {
+ *   const cm = await client.get(CONFIG_MAPS, name);
+ *   return cm.data?.greeting ?? "hello";
+ * }
+ *
+ * const api = new FakeApi();
+ * api.seed(CONFIG_MAPS, { metadata: { name: "settings", namespace: "default" }, data: { greeting: "hi" } });
+ * assert.equal(await greeting(api, "settings"), "hi");
+ * ```
  */
 export interface ResourceClient {
   /** Reads one object. */

@@ -35,6 +35,40 @@ export interface CrdTypesOptions {
  * `KubeObject`), one per nested object (named by path: `FooSpec`, `FooStatusCondition`, …) and the typed
  * `ResourceRef` constant (`FOOS: ResourceRef<Foo>`). Field docs come from the schema's descriptions;
  * `required` lists become required fields; enums become unions of literals.
+ *
+ * @example Types and a typed ResourceRef for your own custom resource
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import type { CustomResourceDefinition } from "@kubeloop/kubeloop";
+ * import { generateCrdTypes } from "@kubeloop/kubeloop/codegen";
+ *
+ * const crd: CustomResourceDefinition = {
+ *   apiVersion: "apiextensions.k8s.io/v1",
+ *   kind: "CustomResourceDefinition",
+ *   metadata: { name: "widgets.example.com" },
+ *   spec: {
+ *     group: "example.com",
+ *     scope: "Namespaced",
+ *     names: { kind: "Widget", plural: "widgets" },
+ *     versions: [{
+ *       name: "v1",
+ *       served: true,
+ *       storage: true,
+ *       schema: {
+ *         openAPIV3Schema: {
+ *           type: "object",
+ *           properties: {
+ *             spec: { type: "object", required: ["size"], properties: { size: { type: "integer" } } },
+ *           },
+ *         },
+ *       },
+ *     }],
+ *   },
+ * };
+ * const source = generateCrdTypes(crd, { kubeloop: "@kubeloop/kubeloop" }); // write it to widget.ts
+ * assert.match(source, /export interface WidgetSpec \{[^}]*size: number;/);
+ * assert.match(source, /export const WIDGETS: ResourceRef<Widget>/);
+ * ```
  */
 export function generateCrdTypes(crd: CustomResourceDefinition, options: CrdTypesOptions): string {
   const { group, names, scope } = crd.spec;

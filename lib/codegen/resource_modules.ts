@@ -48,6 +48,22 @@ const REF_PREFIX = "#/components/schemas/";
  * one module per API package (`core_v1.ts`, `apps_v1.ts`, `apimachinery.ts`, …) plus `refs.ts` with a typed
  * `ResourceRef` constant per kind. Output is deterministic (sorted), so regenerating changes nothing unless
  * the schemas did.
+ *
+ * @example Types of a built-in API group, from the cluster's OpenAPI document
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { KubeClient, loadConfig } from "@kubeloop/kubeloop";
+ * import { generateResourceModules, type OpenApiDocument } from "@kubeloop/kubeloop/codegen";
+ *
+ * await using client = new KubeClient(await loadConfig());
+ * const document = await client.getPath<OpenApiDocument>("/openapi/v3/apis/coordination.k8s.io/v1");
+ * const files = generateResourceModules([document], {
+ *   kinds: [{ group: "coordination.k8s.io", version: "v1", kind: "Lease" }],
+ *   source: "my cluster",
+ * });
+ * assert.match(files.get("coordination_v1.ts") ?? "", /export interface Lease extends KubeObject/);
+ * assert.match(files.get("refs.ts") ?? "", /export const LEASES: ResourceRef<Lease>/);
+ * ```
  */
 export function generateResourceModules(
   documents: readonly OpenApiDocument[],

@@ -65,6 +65,24 @@ export function isInCluster(env: (name: string) => string | undefined = defaultE
  * than on the first request.
  * @throws {ConfigError} `InCluster` when the variables are missing or invalid or ca.crt holds no
  *   usable certificate, `Unreadable` for the token, ca.crt or namespace file.
+ *
+ * @example What a pod sees: two service variables and the mounted service-account files
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { inClusterConfig, selfSignedCertificate } from "@kubeloop/kubeloop";
+ *
+ * const dir = await Deno.makeTempDir(); // in a pod: /var/run/secrets/kubernetes.io/serviceaccount
+ * await Deno.writeTextFile(`${dir}/token`, "token-from-the-kubelet");
+ * await Deno.writeTextFile(`${dir}/ca.crt`, (await selfSignedCertificate({ hosts: ["kubernetes"] })).cert);
+ * await Deno.writeTextFile(`${dir}/namespace`, "shop");
+ * const env = (name: string) =>
+ *   ({ KUBERNETES_SERVICE_HOST: "10.96.0.1", KUBERNETES_SERVICE_PORT: "443" })[name];
+ * const config = await inClusterConfig({ dir, env }); // in a pod: inClusterConfig()
+ * assert.equal(config.server.href, "https://10.96.0.1/");
+ * assert.equal(config.namespace, "shop");
+ * assert.equal((await config.credentials.get()).token, "token-from-the-kubelet");
+ * await Deno.remove(dir, { recursive: true });
+ * ```
  */
 export async function inClusterConfig(options: InClusterOptions = {}): Promise<ClusterConfig> {
   const env: GetEnv = options.env ?? defaultEnv;

@@ -92,6 +92,18 @@ export interface LoadConfigOptions {
  * requests carry a secret (token, tokenFile, exec plugin) is used as client-go uses it, but not silently: one
  * warning through `logger` names the user, the context and the cluster entry (or `master`).
  * @throws {ConfigError} `NoConfig` listing what was tried, or the error of the step that failed.
+ *
+ * @example Connect the way kubectl does
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { KubeClient, loadConfig } from "@kubeloop/kubeloop";
+ *
+ * // $KUBECONFIG, else ~/.kube/config, else the pod's service account; `context` picks another context.
+ * const config = await loadConfig();
+ * await using client = new KubeClient(config);
+ * const version = await client.getPath<{ gitVersion: string }>("/version");
+ * assert.match(version.gitVersion, /^v1\.\d+/);
+ * ```
  */
 export async function loadConfig(options: LoadConfigOptions = {}): Promise<ClusterConfig> {
   options.signal?.throwIfAborted();

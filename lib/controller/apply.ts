@@ -60,6 +60,24 @@ export interface ApplyOptions {
 /**
  * Server-side applies `config` to the `ref` object it names (created if missing) and resolves with the
  * object as stored. `config` is typed from `ref`, so a misspelt or mistyped field is a compile error.
+ *
+ * @example Own a set of fields with server-side apply
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { apply, CONFIG_MAPS, KubeClient, loadConfig } from "@kubeloop/kubeloop";
+ *
+ * await using client = new KubeClient(await loadConfig());
+ * const name = `example-${crypto.randomUUID().slice(0, 8)}`;
+ * const base = { apiVersion: "v1", kind: "ConfigMap", metadata: { name, namespace: client.namespace } };
+ * const fieldManager = "example";
+ * // Typed from CONFIG_MAPS: a misspelt or mistyped field does not compile.
+ * const cm = await apply(client, CONFIG_MAPS, { ...base, data: { a: "1" } }, { fieldManager });
+ * assert.deepEqual(cm.data, { a: "1" });
+ * // The fields this manager owned and now leaves out are removed.
+ * const next = await apply(client, CONFIG_MAPS, { ...base, data: { b: "2" } }, { fieldManager });
+ * assert.deepEqual(next.data, { b: "2" });
+ * await client.delete(CONFIG_MAPS, name, { namespace: client.namespace });
+ * ```
  */
 export async function apply<T extends KubeObject>(
   client: Pick<ResourceClient, "patch">,

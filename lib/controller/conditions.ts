@@ -19,7 +19,28 @@ export interface ConditionFields {
   message?: string;
 }
 
-/** The condition of `type`, if any. */
+/**
+ * The condition of `type`, if any.
+ *
+ * @example Read one condition of a custom resource's status
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { type Condition, findCondition } from "@kubeloop/kubeloop";
+ *
+ * const at = "2026-01-01T00:00:00Z";
+ * const conditions: Condition[] = [
+ *   {
+ *     type: "Ready",
+ *     status: "False",
+ *     reason: "Scaling",
+ *     message: "2 of 3 replicas",
+ *     lastTransitionTime: at,
+ *   },
+ * ];
+ * assert.equal(findCondition(conditions, "Ready")?.message, "2 of 3 replicas");
+ * assert.equal(findCondition(conditions, "Degraded"), undefined);
+ * ```
+ */
 export function findCondition<C extends { readonly type: string }>(
   conditions: readonly C[] | undefined,
   type: string,
@@ -27,7 +48,24 @@ export function findCondition<C extends { readonly type: string }>(
   return conditions?.find((c) => c.type === type);
 }
 
-/** True when the condition of `type` exists and its status is "True". */
+/**
+ * True when the condition of `type` exists and its status is "True".
+ *
+ * @example Check a condition; a missing one is not true
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { type Condition, isConditionTrue } from "@kubeloop/kubeloop";
+ *
+ * const at = "2026-01-01T00:00:00Z";
+ * const conditions: Condition[] = [
+ *   { type: "Ready", status: "True", reason: "Synced", message: "", lastTransitionTime: at },
+ *   { type: "Degraded", status: "False", reason: "Healthy", message: "", lastTransitionTime: at },
+ * ];
+ * assert.equal(isConditionTrue(conditions, "Ready"), true);
+ * assert.equal(isConditionTrue(conditions, "Degraded"), false);
+ * assert.equal(isConditionTrue(conditions, "Available"), false);
+ * ```
+ */
 export function isConditionTrue(
   conditions: readonly DeepReadonly<ConditionFields>[] | undefined,
   type: string,
@@ -40,6 +78,22 @@ export function isConditionTrue(
  * order. `lastTransitionTime` is `now` only when the status changed (or the condition is new): recomputing
  * an unchanged state yields an equal list, so a status write can be skipped. `now` is formatted as
  * `metav1.Time` (RFC 3339, second precision). The input list is not modified.
+ *
+ * @example Recomputing an unchanged condition changes nothing, so no status write is needed
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { type Condition, setCondition } from "@kubeloop/kubeloop";
+ *
+ * const ready = { type: "Ready", status: "True", reason: "Synced", message: "", observedGeneration: 1 };
+ * const first = setCondition<Condition>([], ready, new Date("2026-01-01T00:00:00Z"));
+ * // Recomputed later with the same status: an equal list, so the status needs no write.
+ * const later = setCondition(first, ready, new Date("2026-01-01T00:05:00Z"));
+ * assert.deepEqual(later, first);
+ * // A new status moves lastTransitionTime.
+ * const failed = { ...ready, status: "False", reason: "Failed" };
+ * const failing = setCondition(later, failed, new Date("2026-01-01T00:06:00Z"));
+ * assert.equal(failing[0]?.lastTransitionTime, "2026-01-01T00:06:00Z");
+ * ```
  */
 export function setCondition<C extends ConditionFields>(
   conditions: readonly DeepReadonly<C>[] | undefined,

@@ -44,7 +44,39 @@ export interface ControllerRunOptions {
  * Guarantees (from the queue): a key is never reconciled by two workers at once, and a change during a
  * reconcile runs it again afterwards. A thrown error re-queues the key with per-key backoff and never
  * stops a worker; when an informer reaches the API server again after failing, keys waiting for such a
- * retry are retried at once. Create with {@linkcode controller}.
+ * retry are retried at once. Build it with `new Controller(informers, options)`, or let a `Manager` build
+ * and run it (`manager.controller(options)`).
+ *
+ * @example Reconcile the ConfigMaps that carry a label
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import {
+ *   CONFIG_MAPS,
+ *   Controller,
+ *   KubeClient,
+ *   loadConfig,
+ *   type ReconcileRequest,
+ *   SharedInformerFactory,
+ * } from "@kubeloop/kubeloop";
+ *
+ * await using client = new KubeClient(await loadConfig());
+ * const informers = new SharedInformerFactory(client);
+ * const app = `example-${crypto.randomUUID().slice(0, 8)}`;
+ * const reconciled = Promise.withResolvers<ReconcileRequest>();
+ * const controller = new Controller(informers, {
+ *   name: "example",
+ *   for: { ref: CONFIG_MAPS, labelSelector: `app=${app}` }, // what is cached and reconciled
+ *   reconcile: async (request) => reconciled.resolve(request), // throw to retry with backoff
+ * });
+ * const stop = new AbortController();
+ * informers.start(stop.signal);
+ * const running = controller.run({ signal: stop.signal });
+ * const namespace = client.namespace;
+ * await client.create(CONFIG_MAPS, { metadata: { name: app, namespace, labels: { app } } });
+ * assert.deepEqual(await reconciled.promise, { namespace, name: app });
+ * stop.abort();
+ * await Promise.all([running, informers.stopped(), client.delete(CONFIG_MAPS, app, { namespace })]);
+ * ```
  */
 export class Controller<T extends KubeObject = KubeObject> {
   /** The controller's name. */
@@ -70,7 +102,10 @@ export class Controller<T extends KubeObject = KubeObject> {
   #stuck = new Set<string>();
   #started = false;
 
-  /** @internal Use {@linkcode controller}. */
+  /**
+   * Takes the informer of each source from `informers` (usually a `SharedInformerFactory`) and subscribes
+   * to it; nothing is reconciled until `run()`.
+   */
   constructor(informers: InformerSource, options: ControllerOptions<T>) {
     const o = options;
     if (!o.name) throw new TypeError("A controller needs a name");

@@ -47,7 +47,7 @@ export interface WatchesSource extends InformerScope {
   predicates?: Predicate[];
 }
 
-/** Options of {@linkcode controller}. */
+/** Options of {@linkcode Controller} and `Manager.controller`. */
 export interface ControllerOptions<T extends KubeObject = KubeObject> {
   /** Names the controller in logs, metrics and the queue. */
   name: string;

@@ -40,6 +40,22 @@ export type CreateOrPatchResult<T> =
  *
  * Use server-side {@linkcode apply} when you own a fixed set of fields; use this when the change depends on
  * the current content (e.g. adding an entry to a map others write too).
+ *
+ * @example Add an entry to a map others write too
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { CONFIG_MAPS, type ConfigMap, createOrPatch, KubeClient, loadConfig } from "@kubeloop/kubeloop";
+ *
+ * await using client = new KubeClient(await loadConfig());
+ * const target = { name: `example-${crypto.randomUUID().slice(0, 8)}`, namespace: client.namespace };
+ * const enable = (key: string) => (cm: ConfigMap) => void (cm.data = { ...cm.data, [key]: "on" });
+ * assert.equal((await createOrPatch(client, CONFIG_MAPS, target, enable("a"))).operation, "created");
+ * const second = await createOrPatch(client, CONFIG_MAPS, target, enable("b"));
+ * assert.equal(second.operation, "patched"); // a merge patch of data.b, valid only for the version read
+ * assert.deepEqual(second.object.data, { a: "on", b: "on" });
+ * assert.equal((await createOrPatch(client, CONFIG_MAPS, target, enable("b"))).operation, "unchanged");
+ * await client.delete(CONFIG_MAPS, target.name, { namespace: target.namespace });
+ * ```
  */
 export async function createOrPatch<T extends KubeObject>(
   client: Pick<ResourceClient, "get" | "create" | "patch">,

@@ -51,16 +51,32 @@ export interface FinalizerFlowOptions extends FinalizerOptions {
  *
  * Resolves with what `apply` returned (a requeue, or nothing).
  *
- * @example A Widget that releases an external bucket before it goes
- * ```ts ignore
- * reconcile: async ({ namespace, name }, ctx) => {
- *   const widget = widgets.store.getByName(name, namespace);
- *   if (widget === undefined) return;
- *   return await finalizer(client, WIDGETS, widget, "example.com/bucket", {
- *     apply: async (w) => { await ensureBucket(w, ctx.signal); },
- *     cleanup: async (w) => { await deleteBucket(w, ctx.signal); },
- *   }, { recorder, signal: ctx.signal, fieldManager: "widget-controller" });
- * },
+ * @example A ConfigMap that stands for a bucket elsewhere, released before the ConfigMap goes
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { CONFIG_MAPS, finalizer } from "@kubeloop/kubeloop";
+ * import { FakeApi, FakeEventRecorder } from "@kubeloop/kubeloop/testing";
+ *
+ * const api = new FakeApi(); // a KubeClient in a program
+ * const recorder = new FakeEventRecorder(); // an EventRecorder in a program
+ * const buckets = new Set<string>(); // what lives outside the cluster
+ * async function reconcile(name: string): Promise<void> {
+ *   const cm = api.object(CONFIG_MAPS, name, "default"); // a controller reads its informer's cache
+ *   if (cm === undefined) return;
+ *   await finalizer(api, CONFIG_MAPS, cm, "example.com/bucket", {
+ *     apply: async (live) => void buckets.add(live.metadata.name!),
+ *     cleanup: async (terminating) => void buckets.delete(terminating.metadata.name!),
+ *   }, { recorder, fieldManager: "bucket-controller" });
+ * }
+ *
+ * api.seed(CONFIG_MAPS, { metadata: { name: "a", namespace: "default" } });
+ * await reconcile("a"); // adds the finalizer, then applies
+ * assert.deepEqual([...buckets], ["a"]);
+ * await api.delete(CONFIG_MAPS, "a"); // held by the finalizer
+ * await reconcile("a"); // cleans up, then removes the finalizer: the ConfigMap is deleted
+ * assert.deepEqual([...buckets], []);
+ * assert.equal(api.object(CONFIG_MAPS, "a", "default"), undefined);
+ * assert.deepEqual(recorder.reasons(), ["CleanedUp"]);
  * ```
  */
 export async function finalizer<T extends KubeObject>(

@@ -53,6 +53,34 @@ export function terminatingForMs(obj: DeepReadonly<KubeObject>, nowMs: number): 
  * `metadata.resourceVersion`, so it applies only to the version read: on 409 Conflict the object is read
  * again and the list recomputed, up to `conflictRetries` times. Resolves with the object as stored (or `obj`
  * when nothing was written).
+ *
+ * @example Hold an object until its cleanup is done
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import {
+ *   addFinalizer,
+ *   ApiError,
+ *   CONFIG_MAPS,
+ *   isTerminating,
+ *   KubeClient,
+ *   loadConfig,
+ *   removeFinalizer,
+ * } from "@kubeloop/kubeloop";
+ *
+ * await using client = new KubeClient(await loadConfig());
+ * const namespace = client.namespace;
+ * const name = `example-${crypto.randomUUID().slice(0, 8)}`;
+ * const created = await client.create(CONFIG_MAPS, { metadata: { name, namespace } });
+ * await addFinalizer(client, CONFIG_MAPS, created, "example.com/cleanup"); // in reconcile, before acting
+ * await client.delete(CONFIG_MAPS, name, { namespace });
+ * const terminating = await client.get(CONFIG_MAPS, name, { namespace }); // held by the finalizer
+ * assert.ok(isTerminating(terminating));
+ * await removeFinalizer(client, CONFIG_MAPS, terminating, "example.com/cleanup"); // cleanup done: it goes
+ * await assert.rejects(
+ *   client.get(CONFIG_MAPS, name, { namespace }),
+ *   (e) => e instanceof ApiError && e.isNotFound,
+ * );
+ * ```
  */
 export async function addFinalizer<T extends KubeObject>(
   client: FinalizerClient,
@@ -72,6 +100,25 @@ export async function addFinalizer<T extends KubeObject>(
  * {@linkcode addFinalizer}. Resolves with the object as stored (its final state, when this removed the last
  * finalizer of a terminating object: the server deletes it then), `obj` when it did not list the finalizer,
  * or undefined when the object was already gone.
+ *
+ * @example The deletion branch of a reconcile, on a FakeApi
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { CONFIG_MAPS, isTerminating, removeFinalizer } from "@kubeloop/kubeloop";
+ * import { FakeApi } from "@kubeloop/kubeloop/testing";
+ *
+ * const api = new FakeApi();
+ * api.seed(CONFIG_MAPS, {
+ *   metadata: { name: "a", namespace: "default", finalizers: ["example.com/cleanup"] },
+ * });
+ * await api.delete(CONFIG_MAPS, "a"); // held by the finalizer
+ * const current = await api.get(CONFIG_MAPS, "a");
+ * if (isTerminating(current)) {
+ *   // ... release what the object stood for, then let it go:
+ *   await removeFinalizer(api, CONFIG_MAPS, current, "example.com/cleanup");
+ * }
+ * assert.equal(api.object(CONFIG_MAPS, "a", "default"), undefined); // its last finalizer gone: deleted
+ * ```
  */
 export async function removeFinalizer<T extends KubeObject>(
   client: FinalizerClient,

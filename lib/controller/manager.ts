@@ -104,6 +104,28 @@ export { LeaderElectionLostError };
  * `leaderElection.fence` that is also the `writeFence` of the reconciles' KubeClient, their writes are
  * refused from the renew deadline on, even after a process pause. A second SIGINT/SIGTERM exiting at once is the process' business:
  * main.ts does it with `installSignalHandlers`.
+ *
+ * @example Run controllers with shared caches, health and metrics
+ * ```ts
+ * import { KubeClient, loadConfig, Manager, NAMESPACES, SharedInformerFactory } from "@kubeloop/kubeloop";
+ *
+ * await using client = new KubeClient(await loadConfig());
+ * // "0" turns the servers off; a program keeps the defaults (/metrics on :8080, /healthz on :8081) and
+ * // may add `leaderElection`.
+ * const manager = new Manager(new SharedInformerFactory(client), {
+ *   metricsAddress: "0",
+ *   healthAddress: "0",
+ * });
+ * const stop = new AbortController(); // main.ts aborts it on SIGTERM
+ * manager.controller({
+ *   name: "namespaces",
+ *   for: NAMESPACES,
+ *   reconcile: async ({ name }) => {
+ *     if (name === "default") stop.abort();
+ *   },
+ * });
+ * await manager.run({ signal: stop.signal }); // resolves after a graceful stop
+ * ```
  */
 export class Manager {
   /** The registry served at /metrics. */

@@ -55,6 +55,26 @@ export class AlreadyOwnedError extends Error {
  * ownerReferences are kept, and a reference to the same owner (by uid) is replaced. `obj` is not modified.
  * Throws {@linkcode AlreadyOwnedError} when a different object is already its controller: at most one
  * controller per object, and taking over silently would fight the other one.
+ *
+ * @example Make a Deployment the controller of a ConfigMap it manages
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { type ConfigMap, DEPLOYMENTS, isControlledBy, setControllerReference } from "@kubeloop/kubeloop";
+ *
+ * // The owner as read from the server: it has a uid. DEPLOYMENTS supplies apiVersion and kind.
+ * const owner = { metadata: { name: "web", namespace: "shop", uid: "7f0c5a42-1d52" } };
+ * const config: ConfigMap = { metadata: { name: "web-config", namespace: "shop" }, data: { mode: "fast" } };
+ * const owned = setControllerReference(config, owner, DEPLOYMENTS); // a copy; `config` is unchanged
+ * assert.deepEqual(owned.metadata.ownerReferences, [{
+ *   apiVersion: "apps/v1",
+ *   kind: "Deployment",
+ *   name: "web",
+ *   uid: owner.metadata.uid,
+ *   controller: true,
+ *   blockOwnerDeletion: true,
+ * }]);
+ * assert.ok(isControlledBy(owned, owner));
+ * ```
  */
 export function setControllerReference<T extends KubeObject>(
   obj: T,
@@ -77,6 +97,22 @@ export function setControllerReference<T extends KubeObject>(
 /**
  * True when `owner` is the controller of `obj`: a uid match on the controller ownerReference. False when
  * the owner has no uid (never `undefined === undefined`).
+ *
+ * @example Ownership is by uid: a recreated owner of the same name is another object
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { DEPLOYMENTS, isControlledBy, setControllerReference } from "@kubeloop/kubeloop";
+ *
+ * const owner = { metadata: { name: "web", namespace: "shop", uid: "uid-1" } };
+ * const recreated = { metadata: { name: "web", namespace: "shop", uid: "uid-2" } };
+ * const child = setControllerReference(
+ *   { metadata: { name: "web-config", namespace: "shop" } },
+ *   owner,
+ *   DEPLOYMENTS,
+ * );
+ * assert.equal(isControlledBy(child, owner), true);
+ * assert.equal(isControlledBy(child, recreated), false);
+ * ```
  */
 export function isControlledBy(obj: DeepReadonly<KubeObject>, owner: DeepReadonly<KubeObject>): boolean {
   const uid = owner.metadata.uid;

@@ -6,6 +6,19 @@ import type { Predicate, TriggerEvent } from "./types.ts";
 /**
  * Passes updates only when `metadata.generation` changed, i.e. the spec changed (status-only updates
  * and resyncs are dropped). Objects without a generation always pass; adds and deletes always pass.
+ *
+ * @example Skip status-only updates
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { generationChanged } from "@kubeloop/kubeloop";
+ *
+ * const before = { metadata: { name: "web", generation: 1 } };
+ * const statusOnly = { ...before, status: { readyReplicas: 1 } };
+ * const specChanged = { metadata: { name: "web", generation: 2 } };
+ * assert.equal(generationChanged({ type: "update", oldObject: before, object: statusOnly }), false);
+ * assert.equal(generationChanged({ type: "update", oldObject: before, object: specChanged }), true);
+ * // In a controller: `predicates: [generationChanged]` next to `for: DEPLOYMENTS`.
+ * ```
  */
 export function generationChanged(event: TriggerEvent): boolean {
   if (event.type !== "update") return true;
@@ -45,12 +58,40 @@ export function labelsMatch(selector: LabelSelector): Predicate {
   return (event) => matches(event.object) || (event.type === "update" && matches(event.oldObject));
 }
 
-/** Passes when every predicate passes (true for none). */
+/**
+ * Passes when every predicate passes (true for none).
+ *
+ * @example Spec changes of the objects labelled tier=web
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { and, generationChanged, labelsMatch } from "@kubeloop/kubeloop";
+ *
+ * const webSpecChanges = and(labelsMatch({ matchLabels: { tier: "web" } }), generationChanged);
+ * const before = { metadata: { name: "a", generation: 1, labels: { tier: "web" } } };
+ * const after = { metadata: { ...before.metadata, generation: 2 } };
+ * assert.equal(webSpecChanges({ type: "update", oldObject: before, object: after }), true);
+ * assert.equal(webSpecChanges({ type: "update", oldObject: before, object: before }), false);
+ * ```
+ */
 export function and<T extends KubeObject>(...predicates: Predicate<T>[]): Predicate<T> {
   return (event) => predicates.every((p) => p(event));
 }
 
-/** Passes when any predicate passes (false for none). */
+/**
+ * Passes when any predicate passes (false for none).
+ *
+ * @example Spec or label changes
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { generationChanged, labelsChanged, or } from "@kubeloop/kubeloop";
+ *
+ * const specOrLabels = or(generationChanged, labelsChanged);
+ * const before = { metadata: { name: "a", generation: 1, labels: { tier: "web" } } };
+ * const relabelled = { metadata: { ...before.metadata, labels: { tier: "api" } } };
+ * assert.equal(specOrLabels({ type: "update", oldObject: before, object: relabelled }), true);
+ * assert.equal(specOrLabels({ type: "update", oldObject: before, object: before }), false);
+ * ```
+ */
 export function or<T extends KubeObject>(...predicates: Predicate<T>[]): Predicate<T> {
   return (event) => predicates.some((p) => p(event));
 }

@@ -114,6 +114,24 @@ const maxNoteBytes = 1024;
  * Owns timers: call `flush()` to wait for pending writes and `[Symbol.asyncDispose]()` when done. Both
  * are bounded (`flushTimeoutMs`); writes still pending then are abandoned, not retried. From the start
  * of dispose on, `record()` drops events (debug log) and no timer is left behind.
+ *
+ * @example Record an Event about an object
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { CONFIG_MAPS, EventRecorder, EVENTS, KubeClient, loadConfig } from "@kubeloop/kubeloop";
+ *
+ * await using client = new KubeClient(await loadConfig());
+ * const namespace = client.namespace;
+ * const name = `example-${crypto.randomUUID().slice(0, 8)}`;
+ * const cm = await client.create(CONFIG_MAPS, { metadata: { name, namespace } });
+ * await using recorder = new EventRecorder(client, { reportingController: "example.com/widgets" });
+ * recorder.record(cm, { type: "Normal", reason: "Synced", note: "Widgets are up to date" }); // never waits
+ * await recorder.flush(); // waits for the background write (disposal does too)
+ * const events = await client.list(EVENTS, { namespace, fieldSelector: `regarding.name=${name}` });
+ * assert.equal(events.items[0]?.reason, "Synced");
+ * await client.delete(EVENTS, events.items[0]!.metadata.name!, { namespace });
+ * await client.delete(CONFIG_MAPS, name, { namespace });
+ * ```
  */
 export class EventRecorder implements EventSink {
   #controller: string;

@@ -39,6 +39,30 @@ type Attempt =
  * the fence is local, not enforced by the API server: a write already sent, or one caught by a pause
  * between the fence check and the socket, can still land after another candidate took over. Use it to
  * avoid duplicate work, not for mutual exclusion of external side effects.
+ *
+ * @example Lead, do the work, hand the Lease back
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { KubeClient, LeaderElector, LEASES, loadConfig } from "@kubeloop/kubeloop";
+ *
+ * await using client = new KubeClient(await loadConfig());
+ * const leaseName = `example-${crypto.randomUUID().slice(0, 8)}`;
+ * const namespace = client.namespace;
+ * const stop = new AbortController();
+ * let led = false;
+ * const elector = new LeaderElector(client, {
+ *   leaseName,
+ *   namespace,
+ *   // The leader's work, until its signal aborts (leadership lost, or `stop`); here: stop at once.
+ *   onStartedLeading: () => {
+ *     led = true;
+ *     stop.abort();
+ *   },
+ * });
+ * await elector.run({ signal: stop.signal }); // campaigns, leads, releases the Lease on stop
+ * assert.ok(led && !elector.isLeader);
+ * await client.delete(LEASES, leaseName, { namespace });
+ * ```
  */
 export class LeaderElector {
   /** This candidate's identity, written to `spec.holderIdentity`. */

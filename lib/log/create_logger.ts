@@ -44,6 +44,26 @@ const RESERVED = new Set(["ts", "level", "msg"]);
  * authorization) are written as "[redacted]" at any depth. Errors are written as
  * `{ name, message, cause? }`, with the stack only when the level is "debug". A field named
  * `ts`, `level` or `msg` is written as `_ts`, `_level`, `_msg`.
+ *
+ * @example JSON lines with fields, and credentials redacted
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { createLogger } from "@kubeloop/kubeloop";
+ *
+ * const lines: string[] = [];
+ * const logger = createLogger({ level: "info", write: (line) => lines.push(line) }); // default: stderr
+ * const log = logger.child({ controller: "widgets" });
+ * log.info("Synced", { widgets: 3, token: "s3cr3t" });
+ * log.debug("Below the level: dropped");
+ * assert.equal(lines.length, 1);
+ * const { msg, controller, widgets, token } = JSON.parse(lines[0]!);
+ * assert.deepEqual({ msg, controller, widgets, token }, {
+ *   msg: "Synced",
+ *   controller: "widgets",
+ *   widgets: 3,
+ *   token: "[redacted]",
+ * });
+ * ```
  */
 export function createLogger(options: LoggerOptions = {}): Logger {
   const level = options.level ?? "info";

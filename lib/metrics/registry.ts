@@ -26,6 +26,21 @@ type AnyMetric = Counter | Gauge | Histogram;
  * Registering a name again returns the existing metric when its type, label names (and buckets)
  * match, so independent components can share one; otherwise it is a TypeError. The third argument
  * may be the label names alone.
+ *
+ * @example Count, measure and render in the Prometheus text format
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { MetricsRegistry } from "@kubeloop/kubeloop";
+ *
+ * const registry = new MetricsRegistry(); // or the Manager's `registry`, which it serves at /metrics
+ * const synced = registry.counter("widgets_synced_total", "Widgets brought in line.", ["result"]);
+ * synced.inc({ result: "ok" });
+ * synced.inc({ result: "ok" });
+ * registry.gauge("widgets_cached", "Widgets in the cache.").set(3);
+ * const text = registry.render();
+ * assert.match(text, /^widgets_synced_total\{result="ok"\} 2$/m);
+ * assert.match(text, /^widgets_cached 3$/m);
+ * ```
  */
 export class MetricsRegistry {
   #metrics = new Map<string, AnyMetric>();

@@ -87,6 +87,33 @@ const METRICS_TYPE = "text/plain; version=0.0.4; charset=utf-8";
  * stay plain HTTP on their own port, for the kubelet's probes) and, with `metricsAuthorizer`, each scrape is
  * authenticated and authorized; the outcomes are counted in `kubeloop_metrics_authorization_total{decision}`.
  * Returns the bound URLs at once, so callers can find ephemeral ports.
+ *
+ * @example Serve /metrics, /healthz and /readyz
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { MetricsRegistry, serveObservability } from "@kubeloop/kubeloop";
+ *
+ * const registry = new MetricsRegistry();
+ * registry.counter("example_starts_total", "Starts.").inc();
+ * let synced = false;
+ * const stop = new AbortController();
+ * const server = serveObservability({
+ *   metricsAddress: "127.0.0.1:0", // a program listens on ":8080" and ":8081" (the defaults)
+ *   healthAddress: "127.0.0.1:0",
+ *   registry,
+ *   readyz: () => ({ ok: synced, failures: [{ check: "informers", reason: "v1/secrets: 403 Forbidden" }] }),
+ *   signal: stop.signal,
+ * });
+ * const notReady = await fetch(`${server.healthUrl}/readyz`);
+ * assert.equal(notReady.status, 503);
+ * // The reason goes to the `logger` only: the probes answer anyone who asks.
+ * assert.match(await notReady.text(), /^\[-\]informers failed: reason withheld$/m);
+ * synced = true;
+ * assert.equal((await fetch(`${server.healthUrl}/readyz`).then((r) => r.text())).trim(), "ok");
+ * assert.match(await fetch(server.metricsUrl!).then((r) => r.text()), /^example_starts_total 1$/m);
+ * stop.abort();
+ * await server.finished;
+ * ```
  */
 export function serveObservability(options: ObservabilityOptions): ObservabilityServer {
   const logger = options.logger ?? noopLogger;

@@ -135,6 +135,20 @@ export interface DefaultControllerRateLimiterOptions {
 /**
  * The usual controller limiter: per-item exponential backoff (5 ms .. 1000 s) combined with an
  * overall bucket of 10 qps and burst 100.
+ *
+ * @example Per-key exponential backoff, reset when the key succeeds
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { defaultControllerRateLimiter, RateLimitingQueue } from "@kubeloop/kubeloop";
+ *
+ * const limiter = defaultControllerRateLimiter();
+ * assert.deepEqual([limiter.when("shop/a"), limiter.when("shop/a"), limiter.when("shop/a")], [5, 10, 20]);
+ * assert.equal(limiter.when("shop/b"), 5); // keys back off independently
+ * limiter.forget("shop/a");
+ * assert.equal(limiter.when("shop/a"), 5);
+ * // A RateLimitingQueue (and so every Controller) uses it unless told otherwise.
+ * await using queue = new RateLimitingQueue<string>({ rateLimiter: defaultControllerRateLimiter() });
+ * ```
  */
 export function defaultControllerRateLimiter<T = string>(
   options: DefaultControllerRateLimiterOptions = {},

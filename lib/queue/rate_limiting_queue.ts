@@ -15,6 +15,24 @@ export interface RateLimitingQueueOptions<T> extends DelayingQueueOptions {
  * The controller's queue: a {@link DelayingQueue} whose `addRateLimited` delays an item as its
  * {@link RateLimiter} says, so failing keys back off while the rest keep flowing. Call `forget`
  * once an item succeeds, or its backoff keeps growing.
+ *
+ * @example A failing key comes back later, each time after a longer wait
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { exponentialFailureRateLimiter, RateLimitingQueue } from "@kubeloop/kubeloop";
+ *
+ * // The default limiter (5 ms doubling up to 1000 s, 10 qps overall) suits controllers; this one is quick.
+ * const rateLimiter = exponentialFailureRateLimiter({ baseDelayMs: 10, maxDelayMs: 1_000 });
+ * await using queue = new RateLimitingQueue<string>({ rateLimiter });
+ * queue.add("shop/a");
+ * const key = (await queue.get())!;
+ * queue.addRateLimited(key); // reconcile failed: back in 10 ms, then 20, 40, ...
+ * queue.done(key);
+ * assert.equal(queue.len(), 0);
+ * assert.equal(await queue.get(), key);
+ * queue.forget(key); // reconcile succeeded: the next failure waits 10 ms again
+ * queue.done(key);
+ * ```
  */
 export class RateLimitingQueue<T = string> extends DelayingQueue<T> {
   #limiter: RateLimiter<T>;

@@ -75,6 +75,23 @@ interface Waiter<T> {
  *
  * It does not guarantee that an item is processed exactly once per add, nor any order between an
  * item that is re-queued by `done` and items added meanwhile (it goes to the back).
+ *
+ * @example Adds collapse, and a key changed while it is processed runs again after done
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { WorkQueue } from "@kubeloop/kubeloop";
+ *
+ * await using queue = new WorkQueue<string>();
+ * queue.add("shop/a");
+ * queue.add("shop/b");
+ * queue.add("shop/a"); // already waiting: nothing new
+ * assert.equal(queue.len(), 2);
+ * const key = await queue.get(); // "shop/a", handed to one worker only
+ * queue.add("shop/a"); // changed meanwhile: queued again once the worker is done
+ * assert.equal(queue.len(), 1);
+ * queue.done(key!);
+ * assert.deepEqual([await queue.get(), await queue.get()], ["shop/b", "shop/a"]);
+ * ```
  */
 export class WorkQueue<T = string> {
   /** The name given in the options. */

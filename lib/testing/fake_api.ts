@@ -106,6 +106,26 @@ interface Resource {
  * defaulting or schema validation; no bookmarks besides the streaming list's.
  *
  * Inject failures with {@linkcode FakeApi.fail}; inspect calls with `requests` and objects with `objects`.
+ *
+ * @example Test code that writes, and how it handles a conflict
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { ApiError, CONFIG_MAPS, type ResourceClient } from "@kubeloop/kubeloop";
+ * import { FakeApi } from "@kubeloop/kubeloop/testing";
+ *
+ * // The code under test takes a ResourceClient (a KubeClient in production).
+ * async function enable(client: ResourceClient, name: string): Promise<void> {
+ *   await client.patch(CONFIG_MAPS, name, { data: { enabled: "true" } }, { type: "merge" });
+ * }
+ *
+ * const api = new FakeApi(); // calls that name no namespace go to "default"
+ * api.seed(CONFIG_MAPS, { metadata: { name: "settings", namespace: "default" } });
+ * await enable(api, "settings");
+ * assert.equal(api.object(CONFIG_MAPS, "settings", "default")?.data?.enabled, "true");
+ * // The next patch fails as on a stale resourceVersion.
+ * api.fail({ verb: "patch", error: new ApiError({ code: 409, reason: "Conflict" }) });
+ * await assert.rejects(enable(api, "settings"), (e: unknown) => e instanceof ApiError && e.isConflict);
+ * ```
  */
 export class FakeApi implements ResourceClient, ListWatcher {
   /** Every call received, in order. */

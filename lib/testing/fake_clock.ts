@@ -4,6 +4,21 @@ import type { Clock, Timer } from "../time/clock.ts";
  * A manual clock for unit tests: time moves only when `advance` is called, firing due timers in order.
  * Pass it as the `clock` option of anything that waits (informers, queues, controllers, the event
  * recorder), so tests never sleep.
+ *
+ * @example A minute passes at once
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { DelayingQueue } from "@kubeloop/kubeloop";
+ * import { FakeClock } from "@kubeloop/kubeloop/testing";
+ *
+ * const clock = new FakeClock(); // anything that takes a `clock` option
+ * await using queue = new DelayingQueue<string>({ clock });
+ * queue.addAfter("shop/a", 60_000);
+ * await clock.advance(59_999);
+ * assert.equal(queue.len(), 0);
+ * await clock.advance(1); // fires the timers that are due, in order
+ * assert.equal(queue.len(), 1);
+ * ```
  */
 export class FakeClock implements Clock {
   #now: number;

@@ -110,7 +110,31 @@ export class FakeInformer<T extends KubeObject = KubeObject> implements Informer
   }
 }
 
-/** Hands out one {@linkcode FakeInformer} per resource (scope options are ignored; indexers are added). */
+/**
+ * Hands out one {@linkcode FakeInformer} per resource (scope options are ignored; indexers are added).
+ *
+ * @example Drive a controller's triggers by hand, with no API at all
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { CONFIG_MAPS, Controller, type ReconcileRequest } from "@kubeloop/kubeloop";
+ * import { FakeInformers } from "@kubeloop/kubeloop/testing";
+ *
+ * const informers = new FakeInformers();
+ * const reconciled = Promise.withResolvers<ReconcileRequest>();
+ * const controller = new Controller(informers, {
+ *   name: "example",
+ *   for: CONFIG_MAPS,
+ *   reconcile: async (request) => reconciled.resolve(request),
+ * });
+ * const stop = new AbortController();
+ * const running = controller.run({ signal: stop.signal });
+ * informers.syncAll(); // the "initial list" is done
+ * informers.get(CONFIG_MAPS).add({ metadata: { name: "a", namespace: "shop" } });
+ * assert.deepEqual(await reconciled.promise, { namespace: "shop", name: "a" });
+ * stop.abort();
+ * await running;
+ * ```
+ */
 export class FakeInformers implements InformerSource {
   readonly #byRef = new Map<string, FakeInformer<KubeObject>>();
   readonly #options: FakeInformerOptions<KubeObject>;

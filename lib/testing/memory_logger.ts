@@ -10,7 +10,20 @@ export interface LogLine {
   readonly fields: LogFields;
 }
 
-/** A Logger that keeps its lines in memory, for assertions. Children share the parent's `lines`. */
+/**
+ * A Logger that keeps its lines in memory, for assertions. Children share the parent's `lines`.
+ *
+ * @example Assert on what was logged
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { MemoryLogger } from "@kubeloop/kubeloop/testing";
+ *
+ * const logger = new MemoryLogger(); // give it where a Logger is taken
+ * logger.child({ controller: "widgets" }).warn("Cannot sync", { reason: "Forbidden" });
+ * assert.deepEqual(logger.messages("warn"), ["Cannot sync"]);
+ * assert.deepEqual(logger.find(/sync/)?.fields, { controller: "widgets", reason: "Forbidden" });
+ * ```
+ */
 export class MemoryLogger implements Logger {
   /** Every line logged through this logger or its children, in order. */
   readonly lines: LogLine[];

@@ -57,6 +57,18 @@ export interface TestEnv extends AsyncDisposable {
  * error saying so (with the end of the build log and its path). `KUBELOOP_K8S_VERSION=1.34` in the
  * environment builds and starts the oldest supported Kubernetes release instead of the newest.
  * Nothing listens beyond 127.0.0.1. The processes stop with `stop()`, and also when this process exits.
+ *
+ * @example An integration test against a real kube-apiserver
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { KubeClient, loadConfig, NAMESPACES } from "@kubeloop/kubeloop";
+ * import { startTestEnv } from "@kubeloop/kubeloop/testing";
+ *
+ * await using env = await startTestEnv({ controllerManager: false }); // stopped when `env` leaves scope
+ * await using client = new KubeClient(await loadConfig({ kubeconfig: env.kubeconfig }));
+ * const namespaces = await client.list(NAMESPACES);
+ * assert.ok(namespaces.items.some((ns) => ns.metadata.name === "default"));
+ * ```
  */
 export async function startTestEnv(options: TestEnvOptions = {}): Promise<TestEnv> {
   const env = options.env ?? ((name) => Deno.env.get(name));

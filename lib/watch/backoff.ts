@@ -120,6 +120,31 @@ export interface WithBackoffOptions {
 /**
  * Passes `source`'s events through and, after each `error` event (which it still yields), sleeps for
  * the backoff's delay before pulling again. Policy apart from mechanism: the watcher never sleeps.
+ *
+ * @example Retry a failing watch with growing, jittered pauses
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { ApiError, Backoff, KubeClient, loadConfig, watcher, withBackoff } from "@kubeloop/kubeloop";
+ *
+ * await using client = new KubeClient(await loadConfig());
+ * // A custom resource whose CRD is not installed: every list fails with 404 Not Found.
+ * const widgets = {
+ *   group: "example.com",
+ *   version: "v1",
+ *   plural: "widgets",
+ *   kind: "Widget",
+ *   namespaced: true,
+ * };
+ * const backoff = new Backoff({ initialMs: 20, maxMs: 1_000 }); // the defaults suit programs: 800 ms .. 30 s
+ * const stop = new AbortController();
+ * let failures = 0;
+ * for await (const event of withBackoff(watcher(client, widgets), { backoff, signal: stop.signal })) {
+ *   if (event.type !== "error") continue;
+ *   assert.ok(event.error instanceof ApiError && event.error.isNotFound);
+ *   if (++failures === 3) stop.abort(); // ends the loop, also during a pause
+ * }
+ * assert.equal(failures, 3);
+ * ```
  */
 export async function* withBackoff<T extends KubeObject>(
   source: AsyncIterable<WatcherEvent<T>>,

@@ -20,9 +20,19 @@ import { type WatchDecoderOptions, WatchEventDecoder } from "./watch_event_decod
  * Like `TextDecoderStream`, this is a readable/writable pair rather than a `TransformStream` subclass: a
  * transform stream discards its queued events when it errors, which would break the guarantee above.
  *
- * @example
- * ```ts ignore
- * const events = (await client.watch(ref, opts)).pipeThrough(new WatchDecoderStream());
+ * @example Decode the body of a watch request
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { CONFIG_MAPS } from "@kubeloop/kubeloop";
+ * import { FakeApi } from "@kubeloop/kubeloop/testing";
+ *
+ * const api = new FakeApi(); // or a KubeClient: `watch` returns the raw bytes
+ * api.seed(CONFIG_MAPS, { metadata: { name: "a", namespace: "default" } });
+ * const body = await api.watch(CONFIG_MAPS, { resourceVersion: "0" }); // from "0": an ADDED per object
+ * const events = body.pipeThrough(new WatchDecoderStream()).getReader();
+ * const { value: event } = await events.read();
+ * assert.equal(event?.type, "ADDED");
+ * await events.cancel(); // closes the watch
  * ```
  */
 export class WatchDecoderStream<T extends KubeObject = KubeObject>

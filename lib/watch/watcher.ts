@@ -172,6 +172,26 @@ export interface WatcherOptions {
  *
  * It does not guarantee that `apply` objects differ from what a consumer already has (a relist
  * re-applies everything); the store computes the real change set.
+ *
+ * @example List, then watch one ConfigMap come and go
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { CONFIG_MAPS, KubeClient, loadConfig, watcher } from "@kubeloop/kubeloop";
+ *
+ * await using client = new KubeClient(await loadConfig());
+ * const namespace = client.namespace;
+ * const name = `example-${crypto.randomUUID().slice(0, 8)}`;
+ * const scope = { namespace, fieldSelector: `metadata.name=${name}` };
+ * const events: string[] = [];
+ * for await (const event of watcher(client, CONFIG_MAPS, scope)) {
+ *   events.push(event.type);
+ *   if (event.type === "error") throw event.error; // a program retries instead: see withBackoff
+ *   if (event.type === "initDone") await client.create(CONFIG_MAPS, { metadata: { name, namespace } });
+ *   if (event.type === "apply") await client.delete(CONFIG_MAPS, name, { namespace });
+ *   if (event.type === "delete") break; // leaving the loop closes the watch
+ * }
+ * assert.deepEqual(events, ["init", "initDone", "apply", "delete"]);
+ * ```
  */
 export async function* watcher<T extends KubeObject = KubeObject>(
   client: ListWatcher,

@@ -1,6 +1,7 @@
 /**
- * The public surface as `deno doc` shows it: one name per concept across the entry points, and every
- * option documents its default where users read it (a parsed `@default {…}` tag).
+ * The public surface as `deno doc` shows it: one name per concept across the entry points, every
+ * option documents its default where users read it (a parsed `@default {…}` tag), and the names a user
+ * meets first carry a runnable `@example` (tests/run.sh type-checks and runs them with `deno test --doc`).
  */
 import assert from "node:assert/strict";
 
@@ -17,6 +18,7 @@ const ENTRY_POINTS = [
 interface DocTag {
   kind: string;
   value?: string;
+  doc?: string;
 }
 interface DocProperty {
   name: string;
@@ -26,12 +28,16 @@ interface DocProperty {
 interface DocDeclaration {
   kind: string;
   location: { filename: string; line: number };
+  jsDoc?: { doc?: string; tags?: DocTag[] };
   def?: { properties?: DocProperty[] };
 }
 interface DocSymbol {
   name: string;
   declarations: DocDeclaration[];
 }
+
+/** The `@example` tags of each entry point's module doc. */
+const moduleExamples = new Map<string, DocTag[]>();
 
 async function symbolsOf(entry: string): Promise<DocSymbol[]> {
   const out = await new Deno.Command(Deno.execPath(), {
@@ -42,9 +48,14 @@ async function symbolsOf(entry: string): Promise<DocSymbol[]> {
   }).output();
   assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
   const doc = JSON.parse(new TextDecoder().decode(out.stdout)) as {
-    nodes: Record<string, { symbols: DocSymbol[] }>;
+    nodes: Record<string, { symbols: DocSymbol[]; module_doc?: { tags?: DocTag[] } }>;
   };
-  return Object.values(doc.nodes).flatMap((node) => node.symbols);
+  const nodes = Object.values(doc.nodes);
+  moduleExamples.set(
+    entry,
+    nodes.flatMap((n) => n.module_doc?.tags ?? []).filter((t) => t.kind === "example"),
+  );
+  return nodes.flatMap((node) => node.symbols);
 }
 
 const symbols = new Map<string, DocSymbol[]>();
@@ -142,4 +153,95 @@ Deno.test("no entry point exports the watcher's internals or a second name for a
   for (const name of ["ReconcileRequest", "RawWatchEvent", "WatcherEvent", "Controller", "Logger", "Clock"]) {
     assert.ok(names.has(name), `${name} is not exported`);
   }
+});
+
+/** The names a user meets first, per entry point: each must keep a runnable `@example`. */
+const NEED_EXAMPLES: Readonly<Record<string, readonly string[]>> = {
+  "lib/mod.ts": [
+    "loadConfig",
+    "inClusterConfig",
+    "KubeClient",
+    "ResourceClient",
+    "watcher",
+    "withBackoff",
+    "Informer",
+    "SharedInformerFactory",
+    "IndexedStore",
+    "Indexers",
+    "WorkQueue",
+    "RateLimitingQueue",
+    "defaultControllerRateLimiter",
+    "Controller",
+    "Manager",
+    "LeaderElector",
+    "EventRecorder",
+    "apply",
+    "createOrPatch",
+    "setCondition",
+    "findCondition",
+    "isConditionTrue",
+    "setControllerReference",
+    "isControlledBy",
+    "addFinalizer",
+    "removeFinalizer",
+    "finalizer",
+    "generationChanged",
+    "and",
+    "or",
+    "MetricsRegistry",
+    "serveObservability",
+    "createLogger",
+  ],
+  "lib/testing/mod.ts": ["FakeApi", "FakeClock", "FakeInformers", "MemoryLogger", "startTestEnv"],
+  "lib/codegen/mod.ts": ["generateCrdTypes", "generateResourceModules"],
+};
+
+/** What an example may import: the package by its published name (as a user writes it), and node: builtins. */
+const EXAMPLE_IMPORT = /^(@kubeloop\/kubeloop(\/(testing|codegen|resources))?|node:[a-z/_]+)$/;
+
+/** Why `example` would not run as a user's code, if it would not. */
+function exampleProblem(example: DocTag): string | undefined {
+  const text = example.doc ?? "";
+  const fence = /^```(\S*)(.*)$/m.exec(text);
+  if (!fence || !/^(ts|typescript)$/.test(fence[1] ?? "")) return "has no ```ts block";
+  if (/\bignore\b/.test(fence[2] ?? "")) return "is marked ignore: deno test --doc skips it";
+  const imports = [...text.matchAll(/\bfrom\s+["']([^"']+)["']/g)].map((m) => m[1] ?? "");
+  const odd = imports.filter((spec) => !EXAMPLE_IMPORT.test(spec));
+  return odd.length > 0
+    ? `imports ${odd.join(", ")} (use "@kubeloop/kubeloop", "/testing" or "/codegen")`
+    : undefined;
+}
+
+Deno.test("the entry points a user meets have a runnable @example that imports the package by name", () => {
+  const problems: string[] = [];
+  for (const [entry, names] of Object.entries(NEED_EXAMPLES)) {
+    const list = symbols.get(entry) ?? [];
+    for (const name of names) {
+      const symbol = list.find((s) => s.name === name);
+      if (!symbol) {
+        problems.push(`${entry}: ${name} is not exported`);
+        continue;
+      }
+      const examples = symbol.declarations.flatMap((d) => d.jsDoc?.tags ?? []).filter((t) =>
+        t.kind === "example"
+      );
+      if (examples.length === 0) problems.push(`${name} (${origin(symbol)}): no @example`);
+      for (const example of examples) {
+        const problem = exampleProblem(example);
+        if (problem) {
+          problems.push(
+            `${name} (${origin(symbol)}): the example "${example.doc?.split("\n")[0]}" ${problem}`,
+          );
+        }
+      }
+    }
+  }
+  assert.deepEqual(problems, []);
+});
+
+Deno.test("lib/mod.ts' module doc has a runnable example of a whole controller", () => {
+  const examples = moduleExamples.get("lib/mod.ts") ?? [];
+  assert.equal(examples.length, 1);
+  assert.deepEqual(examples.map(exampleProblem), [undefined]);
+  assert.match(examples[0]?.doc ?? "", /new Manager\(/);
 });

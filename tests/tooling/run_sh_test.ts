@@ -1,18 +1,22 @@
 /**
  * tests/run.sh counts what ran: it is run on a tiny fixture suite (tests/tooling/run_sh_fixtures/) with
- * a pass, a fail, a failing step, skips, a crash and a hang, and its summary line must be exact.
+ * a pass, a fail, a failing step, skips, a crash and a hang, and doc examples (with a stand-in for the
+ * control plane), and its summary line must be exact.
  */
 import assert from "node:assert/strict";
 
 const root = new URL("../../", import.meta.url).pathname;
 const fixture = (name: string) => `tests/tooling/run_sh_fixtures/${name}.ts`;
 
-async function runSh(args: string[]): Promise<{ code: number; out: string; last: string }> {
+async function runSh(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number; out: string; last: string }> {
   const out = await new Deno.Command("bash", {
     args: ["tests/run.sh", "--no-gates", ...args],
     cwd: root,
     // The fixtures check no metrics, so the nested run need not look for the checker.
-    env: { NO_COLOR: "1", KUBELOOP_METRICS_CHECK: "/nonexistent/metrics-check" },
+    env: { NO_COLOR: "1", KUBELOOP_METRICS_CHECK: "/nonexistent/metrics-check", ...env },
     stdout: "piped",
     stderr: "piped",
   }).output();
@@ -41,4 +45,29 @@ Deno.test("run.sh: a deliberately skipped test is reported as skipped, not passe
   const { code, out, last } = await runSh([fixture("skip"), fixture("pass")]);
   assert.equal(last, "2 passed, 0 failed, 2 skipped", out);
   assert.equal(code, 0, out);
+});
+
+Deno.test("run.sh --doc runs doc examples with the control plane's kubeconfig, one failure each, `ignore` ones skipped", async () => {
+  // Where the nested run keeps its logs and the stand-in control plane its state (not the outer run's).
+  const logs = await Deno.makeTempDir();
+  try {
+    const { code, out, last } = await runSh([
+      "--doc=tests/tooling/run_sh_fixtures/doc_examples",
+      fixture("pass"),
+    ], {
+      KUBELOOP_TESTENV_BIN: `${root}tests/tooling/run_sh_fixtures/fake_testenv`,
+      KUBELOOP_TEST_LOGS: logs,
+    });
+    // passed: pass.ts, the example that sees the kubeconfig, the credential scan of the logs;
+    // failed: the failing example; skipped: the `ignore` example, which deno test does not report.
+    assert.equal(last, "3 passed, 1 failed, 1 skipped", out);
+    assert.equal(code, 1);
+    assert.match(out, /== doc examples of tests\/tooling\/run_sh_fixtures\/doc_examples \(deno test --doc\)/);
+    assert.match(
+      out,
+      /^ {2}doc examples of tests\/tooling\/run_sh_fixtures\/doc_examples \(deno test --doc\): 1 failed$/m,
+    );
+  } finally {
+    await Deno.remove(logs, { recursive: true });
+  }
 });
