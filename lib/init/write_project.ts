@@ -1,15 +1,13 @@
 /**
- * Writes a generated project to disk: the templates' files and the CRD's types, generated from the CRD
- * file just written; then `deno fmt` formats it all with the project's own settings (names of any length
- * change where lines break), as `deno task gen` formats the types, so regenerating them changes nothing
- * until the CRD changes.
+ * Writes a generated project to disk: the templates' files, the CRD's types (written from the CRD file
+ * just written by {@linkcode writeCrdTypes}, which `deno task gen` runs too, so regenerating changes
+ * nothing until the CRD changes), then `deno fmt` formats it all with the project's own settings (names
+ * of any length change where lines break).
  * @module
  */
 import { dirname, join } from "node:path";
-import { parse } from "npm:yaml@^2.9.1";
-import { generateCrdTypes } from "../codegen/mod.ts";
-import type { CustomResourceDefinition } from "../resources/apiextensions_v1.ts";
 import { UsageError } from "./args.ts";
+import { writeCrdTypes } from "./gen.ts";
 import type { Project } from "./project.ts";
 import { projectFiles } from "./project_files.ts";
 
@@ -25,10 +23,8 @@ export async function writeProject(dir: string, project: Project): Promise<strin
     await Deno.mkdir(join(dir, dirname(path)), { recursive: true });
     await Deno.writeTextFile(join(dir, path), text);
   }
-  const crd = parse(files.get(project.files.crd) ?? "") as CustomResourceDefinition;
-  const types = generateCrdTypes(crd, { kubeloop: "@kubeloop/kubeloop", source: project.files.crd });
   await Deno.mkdir(join(dir, dirname(project.files.types)), { recursive: true });
-  await Deno.writeTextFile(join(dir, project.files.types), types);
+  await writeCrdTypes(dir, project.files.crd, project.files.types);
   const fmt = await new Deno.Command(Deno.execPath(), {
     args: ["fmt", "--quiet"],
     cwd: dir,

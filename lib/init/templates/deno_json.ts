@@ -25,14 +25,14 @@ export function compileFlags(): string {
 /** deno.json: the import of kubeloop, the tasks, strict compiler options and test sanitizers. */
 export function denoJson(p: Project): string {
   const gen = "deno run --allow-read --allow-write=src --allow-run --ignore-env=LOG_TOKENS,LOG_STREAM " +
-    "@kubeloop/kubeloop/codegen/generate_crd_types";
+    "@kubeloop/kubeloop/init/gen";
   const config = {
     imports: { "@kubeloop/kubeloop": p.pkg.specifier },
     ...(p.pkg.link ? { links: [p.pkg.link] } : {}),
     tasks: {
       test: "deno test --allow-all",
       start: `deno run ${startFlags()} main.ts`,
-      gen: `${gen} ${p.files.crd} ${p.files.types} --import @kubeloop/kubeloop`,
+      gen: `${gen} ${p.files.crd} ${p.files.types}`,
       compile: `deno compile --frozen ${compileFlags()} --output dist/${p.name} main.ts`,
     },
     compilerOptions: {
