@@ -35,6 +35,7 @@ export const FLOORS: Readonly<Record<string, number>> = {
   testing: 9,
   codegen: 9,
   sample_controller: 10,
+  init: 10,
   ".": 11,
 };
 
