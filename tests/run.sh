@@ -232,7 +232,7 @@ if $gates; then
   gate "deno check" "$deno" check main.ts lib/ tests/ bench/ examples/
   gate "deno check README and docs/ examples" "$deno" check --doc-only README.md docs/*.md
   gate "deno check lib/ doc examples" "$deno" check --doc-only lib/
-  gate "deno doc --lint" "$deno" doc --lint lib/mod.ts lib/resources/mod.ts lib/sample_controller/mod.ts lib/testing/mod.ts lib/codegen/mod.ts
+  gate "deno doc --lint" "$deno" doc --lint lib/mod.ts lib/resources/mod.ts lib/sample_controller/mod.ts lib/testing/mod.ts lib/codegen/mod.ts lib/init/main.ts lib/init/gen.ts
 fi
 
 need_plane=false

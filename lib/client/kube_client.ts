@@ -21,6 +21,7 @@ import type {
   WriteOptions,
 } from "./client_options.ts";
 import type { KubeObject, ObjectList, ResourceRef } from "../resources/object.ts";
+import { apiVersionOf } from "../resources/api_version.ts";
 import type { ListOptions, RawWatchOptions } from "./types.ts";
 
 /**
@@ -191,17 +192,29 @@ export class KubeClient implements ResourceClient, AsyncDisposable {
     }
   }
 
-  /** Creates an object; the namespace defaults to `obj.metadata.namespace`. */
+  /**
+   * Creates an object; the namespace defaults to `obj.metadata.namespace`. A missing `apiVersion` or
+   * `kind` is filled in from `ref` (the API server refuses a custom resource without them).
+   */
   async create<T extends KubeObject = KubeObject>(
     ref: ResourceRef<T>,
     obj: T,
     options: WriteOptions = {},
   ): Promise<T> {
     const path = resourcePath(ref, { namespace: this.#ns(ref, options.namespace ?? obj.metadata.namespace) });
-    return await this.#json<T>("POST", path, writeQuery(options), jsonBody(obj), options.signal);
+    return await this.#json<T>(
+      "POST",
+      path,
+      writeQuery(options),
+      jsonBody(withTypeMeta(ref, obj)),
+      options.signal,
+    );
   }
 
-  /** Replaces an object (PUT); `metadata.resourceVersion` makes it conditional (409 on conflict). */
+  /**
+   * Replaces an object (PUT); `metadata.resourceVersion` makes it conditional (409 on conflict). A missing
+   * `apiVersion` or `kind` is filled in from `ref`.
+   */
   async replace<T extends KubeObject = KubeObject>(
     ref: ResourceRef<T>,
     obj: T,
@@ -300,7 +313,7 @@ export class KubeClient implements ResourceClient, AsyncDisposable {
       "PUT",
       resourcePath(ref, parts),
       writeQuery(options),
-      jsonBody(obj),
+      jsonBody(withTypeMeta(ref, obj)),
       options.signal,
     );
   }
@@ -326,4 +339,10 @@ export class KubeClient implements ResourceClient, AsyncDisposable {
       throw new SyntaxError(`Invalid JSON from ${method} ${path} (HTTP ${res.status})`, { cause });
     }
   }
+}
+
+/** `obj` with `apiVersion` and `kind` from `ref` where it has none (the server checks the ones it has). */
+function withTypeMeta<T extends KubeObject>(ref: ResourceRef, obj: T): T {
+  if (obj.apiVersion !== undefined && obj.kind !== undefined) return obj;
+  return { apiVersion: apiVersionOf(ref), kind: ref.kind, ...obj };
 }

@@ -365,3 +365,17 @@ Deno.test("list applies transformItem to each item, and what it throws rejects t
     (error: unknown) => error === boom,
   );
 });
+
+Deno.test("create and replace fill a missing apiVersion and kind from the ref, and keep given ones", async () => {
+  const t = new ScriptedTransport(() => json(200, cm("a")));
+  const client = new KubeClient(config(), { transport: t });
+  await client.create(NAMESPACES, { metadata: { name: "n" } });
+  await client.replace(CONFIG_MAPS, { metadata: { name: "c", resourceVersion: "5" } });
+  await client.create(CONFIG_MAPS, { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "c" } });
+  const bodies = t.requests.map((r) => JSON.parse(r.body ?? "{}") as KubeObject);
+  assert.deepEqual(bodies.map((b) => [b.apiVersion, b.kind]), [
+    ["v1", "Namespace"],
+    ["v1", "ConfigMap"],
+    ["v1", "ConfigMap"],
+  ]);
+});

@@ -4,6 +4,8 @@ import assert from "node:assert/strict";
 import { ApiError } from "../../lib/client/mod.ts";
 import { CONFIG_MAPS } from "../../lib/resources/mod.ts";
 import { adminClient } from "../_util/clients.ts";
+import { installFooCrd } from "../_util/sample_controller.ts";
+import { FOOS } from "../../lib/sample_controller/mod.ts";
 import { createNamespace, kubectlOk } from "../_util/testenv.ts";
 
 Deno.test("1,200 ConfigMaps list in three pages of 500 with every item present once", async () => {
@@ -111,4 +113,16 @@ Deno.test("404, 409 and 422 from the server map to the right ApiError", async ()
   );
   await client.delete(CONFIG_MAPS, "x", { namespace: ns.name });
   await assert.rejects(client.get(CONFIG_MAPS, "x", { namespace: ns.name }), (e: ApiError) => e.isNotFound);
+});
+
+Deno.test("a custom resource created without apiVersion and kind is accepted: the client fills them from the ref", async () => {
+  await installFooCrd();
+  await using ns = await createNamespace("typemeta");
+  await using client = await adminClient();
+  const foo = await client.create(FOOS, {
+    metadata: { name: "bare", namespace: ns.name },
+    spec: { deploymentName: "bare", replicas: 1 },
+  });
+  assert.equal(foo.kind, "Foo");
+  assert.equal(foo.apiVersion, "samplecontroller.k8s.io/v1alpha1");
 });

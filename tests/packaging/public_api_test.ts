@@ -13,6 +13,8 @@ const ENTRY_POINTS = [
   "lib/sample_controller/mod.ts",
   "lib/testing/mod.ts",
   "lib/codegen/mod.ts",
+  "lib/init/main.ts",
+  "lib/init/gen.ts",
 ];
 
 interface DocTag {
