@@ -58,8 +58,9 @@ export interface HttpClientOptions {
    */
   readonly userAgent?: string;
   /**
-   * Receives the warning when `tls.insecureSkipVerify` is set, and the line saying when connections
-   * with a configured CA leave Deno's TLS for node:tls (see `TlsConnector`).
+   * Receives the warning when `tls.insecureSkipVerify` is set, the line saying when connections
+   * with a configured CA leave Deno's TLS for node:tls (see `TlsConnector`), and a warning for each
+   * idle connection closed because the server sent bytes no request asked for.
    * @default {noopLogger}
    */
   readonly logger?: Logger;
@@ -115,7 +116,8 @@ export class HttpClient implements Transport {
     if ((tls.cert === undefined) !== (tls.key === undefined)) {
       throw new TypeError("Invalid TLS options: a client certificate needs both cert and key");
     }
-    this.#tls = new TlsConnector(tls, { logger: options.logger ?? noopLogger });
+    const logger = options.logger ?? noopLogger;
+    this.#tls = new TlsConnector(tls, { logger });
     const maxIdle = options.maxIdlePerOrigin ?? 4;
     if (!Number.isInteger(maxIdle) || maxIdle < 0) {
       throw new RangeError("maxIdlePerOrigin must be an integer >= 0");
@@ -124,9 +126,13 @@ export class HttpClient implements Transport {
       maxIdlePerOrigin: maxIdle,
       idleTimeoutMs: positive("idleTimeoutMs", options.idleTimeoutMs ?? 90_000),
       ...(options.clock !== undefined && { clock: options.clock }),
+      // As Go's transport logs "Unsolicited response received on idle HTTP channel"; the bytes
+      // themselves stay out of the log (they may be object data).
+      onUnsolicited: (origin, bytes) =>
+        logger.warn("closed an idle connection that received bytes no request asked for", { origin, bytes }),
     });
     if (tls.insecureSkipVerify === true) {
-      (options.logger ?? noopLogger).warn(
+      logger.warn(
         "TLS certificate verification is disabled (insecureSkipVerify): connections can be intercepted",
       );
     }
