@@ -34,12 +34,15 @@ export interface HttpClientOptions {
    */
   readonly connectTimeoutMs?: number;
   /**
-   * Limit for the response head and for each wait between body bytes (not for `stream` bodies).
+   * Limit for the whole response head, interim (1xx) heads included, counted from when the request
+   * has been written (a server that trickles bytes does not reset it), and for each wait between
+   * body bytes (not for `stream` bodies).
    * @default {60_000}
    */
   readonly readTimeoutMs?: number;
   /**
-   * Largest accepted response head.
+   * Largest accepted response head; interim (1xx) heads count towards it too, so that all the heads
+   * of one response together stay within it. At most 8 interim heads may precede the final one.
    * @default {65_536}
    */
   readonly maxHeaderBytes?: number;
@@ -75,6 +78,9 @@ export interface HttpClientOptions {
 const IDEMPOTENT = new Set(["GET", "HEAD", "OPTIONS", "PUT", "DELETE", "TRACE"]);
 const encoder = new TextEncoder();
 const COALESCE_BODY_BYTES = 16 * 1024;
+// Interim (1xx) heads accepted before the final one. Kubernetes sends none (the client never asks
+// for 100-continue); 103 Early Hints may come a few times. Go bounds only their bytes (10 MB).
+const MAX_INTERIM_RESPONSES = 8;
 
 /**
  * A small HTTP/1.1 client over `Deno.connect` / `Deno.connectTls` with a keep-alive pool. A
@@ -202,7 +208,7 @@ export class HttpClient implements Transport {
     try {
       for (const part of payload) await conn.write(part);
       state.wrote = true;
-      head = await this.#readHead(conn, method, href);
+      head = await this.#readHeadWithin(conn, method, href);
     } catch (err) {
       signal?.removeEventListener("abort", onAbort);
       conn.close();
@@ -243,8 +249,30 @@ export class HttpClient implements Transport {
     return new ClientResponse(head.status, head.statusText, head.headers, body);
   }
 
+  /**
+   * The final response head, within one deadline for all of it: the per-read timeout alone never
+   * fires while bytes keep coming, and a server could trickle a head, or interim heads, forever.
+   */
+  async #readHeadWithin(conn: Connection, method: string, href: string): Promise<ResponseHead> {
+    const ms = this.#readTimeoutMs;
+    const deadline = setTimeout(() => {
+      conn.fail(
+        new TimeoutError(
+          `Timed out waiting for the response head from ${href}: not complete after ${ms} ms`,
+          href,
+        ),
+      );
+    }, ms);
+    try {
+      return await this.#readHead(conn, method, href);
+    } finally {
+      clearTimeout(deadline);
+    }
+  }
+
   async #readHead(conn: Connection, method: string, href: string): Promise<ResponseHead> {
     let parser = new ResponseHeadParser(this.#maxHeaderBytes, href);
+    let interim = 0, earlier = 0;
     for (;;) {
       const chunk = await conn.read();
       if (chunk === null) {
@@ -261,8 +289,15 @@ export class HttpClient implements Transport {
       if (head.status === 101) {
         throw new ProtocolError(`Invalid response from ${href}: unexpected 101 Switching Protocols`, href);
       }
-      // An interim 1xx response precedes the real one.
-      parser = new ResponseHeadParser(this.#maxHeaderBytes, href);
+      // An interim 1xx response precedes the real one; the heads share one byte bound.
+      if (++interim > MAX_INTERIM_RESPONSES) {
+        throw new ProtocolError(
+          `Invalid response from ${href}: more than ${MAX_INTERIM_RESPONSES} interim (1xx) responses before the final one`,
+          href,
+        );
+      }
+      earlier += parser.length;
+      parser = new ResponseHeadParser(this.#maxHeaderBytes, href, interim, earlier);
     }
   }
 

@@ -20,6 +20,7 @@ const LF = 10, CR = 13;
  */
 export class ResponseHeadParser {
   readonly #max: number;
+  readonly #limit: string;
   readonly #url: string;
   #buf: Uint8Array;
   #len = 0;
@@ -27,11 +28,23 @@ export class ResponseHeadParser {
   #state = 1;
   #head: ResponseHead | undefined;
 
-  /** `maxHeaderBytes` bounds the head, blank line included; `url` names the request in errors. */
-  constructor(maxHeaderBytes: number, url: string) {
-    this.#max = maxHeaderBytes;
+  /**
+   * `maxHeaderBytes` bounds the head, blank line included; `url` names the request in errors. After
+   * interim (1xx) heads, `interim` says how many came and `used` how many bytes they took: all the
+   * heads of one response share the one bound.
+   */
+  constructor(maxHeaderBytes: number, url: string, interim = 0, used = 0) {
+    this.#max = maxHeaderBytes - used;
+    this.#limit = interim === 0
+      ? `the response head is larger than ${maxHeaderBytes} bytes`
+      : `the response heads (${interim} interim 1xx and the final one) are larger than ${maxHeaderBytes} bytes together`;
     this.#url = url;
-    this.#buf = new Uint8Array(Math.min(1024, maxHeaderBytes));
+    this.#buf = new Uint8Array(Math.max(0, Math.min(1024, this.#max)));
+  }
+
+  /** Bytes of the head taken so far (all of it, once complete). */
+  get length(): number {
+    return this.#len;
   }
 
   /** The parsed head; throws if `push` has not returned a complete head yet. */
@@ -64,7 +77,7 @@ export class ResponseHeadParser {
     const take = end === -1 ? chunk.length : end;
     if (this.#len + take > this.#max) {
       throw new ProtocolError(
-        `Invalid response from ${this.#url}: the response head is larger than ${this.#max} bytes`,
+        `Invalid response from ${this.#url}: ${this.#limit} (maxHeaderBytes)`,
         this.#url,
       );
     }

@@ -243,7 +243,7 @@ Deno.test("a silent server trips the read timeout for the head and between body 
         assert.ok(err instanceof TimeoutError, String(err));
         assert.match(
           err.message,
-          /Timed out reading the response from http:\/\/127\.0\.0\.1:\d+\/slow: no data for 250 ms/,
+          /Timed out waiting for the response head from http:\/\/127\.0\.0\.1:\d+\/slow: not complete after 250 ms/,
         );
         return true;
       },
