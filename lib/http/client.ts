@@ -300,6 +300,7 @@ export class HttpClient implements Transport {
         throw new ProtocolError(`Invalid response from ${href}: unexpected 101 Switching Protocols`, href);
       }
       // An interim 1xx response precedes the real one; the heads share one byte bound.
+      bodyFraming(method, head, href); // its framing fields must be valid, though it has no body
       if (++interim > MAX_INTERIM_RESPONSES) {
         throw new ProtocolError(
           `Invalid response from ${href}: more than ${MAX_INTERIM_RESPONSES} interim (1xx) responses before the final one`,
