@@ -264,19 +264,11 @@ export class HttpClient implements Transport {
    * fires while bytes keep coming, and a server could trickle a head, or interim heads, forever.
    */
   async #readHeadWithin(conn: Connection, method: string, href: string): Promise<ResponseHead> {
-    const ms = this.#readTimeoutMs;
-    const deadline = setTimeout(() => {
-      conn.fail(
-        new TimeoutError(
-          `Timed out waiting for the response head from ${href}: not complete after ${ms} ms`,
-          href,
-        ),
-      );
-    }, ms);
+    conn.setHeadDeadline(this.#readTimeoutMs);
     try {
       return await this.#readHead(conn, method, href);
     } finally {
-      clearTimeout(deadline);
+      conn.setHeadDeadline(0);
     }
   }
 

@@ -41,15 +41,14 @@ export class Connection {
   #failure: unknown = undefined;
   #url = "";
   #readTimeoutMs = 0;
+  // When (performance.now()) the response head must be complete, and the limit it came from; 0: none.
+  #headDeadline = 0;
+  #headTimeoutMs = 0;
   #timer: ReturnType<typeof setTimeout> | undefined;
+  #timerIsDeadline = false;
   readonly #onTimeout = (): void => {
     this.#timer = undefined;
-    this.fail(
-      new TimeoutError(
-        `Timed out reading the response from ${this.#url}: no data for ${this.#readTimeoutMs} ms`,
-        this.#url,
-      ),
-    );
+    this.fail(this.#timerIsDeadline ? this.#headTimeout() : this.#readTimeout());
   };
 
   /** Wraps an open socket. */
@@ -125,6 +124,16 @@ export class Connection {
     this.#readTimeoutMs = ms;
   }
 
+  /**
+   * Starts (with `ms` > 0) or ends (0) a deadline for the whole response head: reads past it fail
+   * with a TimeoutError however quickly bytes come. It shares the per-read timer, so it costs no timer
+   * of its own.
+   */
+  setHeadDeadline(ms: number): void {
+    this.#headTimeoutMs = ms;
+    this.#headDeadline = ms > 0 ? performance.now() + ms : 0;
+  }
+
   /** Writes all of `data`. */
   async write(data: Uint8Array): Promise<void> {
     this.#throwIfFailed();
@@ -147,7 +156,20 @@ export class Connection {
       this.#pending = null;
       return pending;
     }
-    if (this.#readTimeoutMs > 0) this.#timer = setTimeout(this.#onTimeout, this.#readTimeoutMs);
+    let wait = this.#readTimeoutMs;
+    this.#timerIsDeadline = false;
+    if (this.#headDeadline > 0) {
+      const left = this.#headDeadline - performance.now();
+      if (left <= 0) {
+        this.fail(this.#headTimeout());
+        this.#throwIfFailed();
+      }
+      if (wait === 0 || left < wait) {
+        wait = left;
+        this.#timerIsDeadline = true;
+      }
+    }
+    if (wait > 0) this.#timer = setTimeout(this.#onTimeout, wait);
     let n: number | null;
     try {
       const adopted = this.#idleRead;
@@ -191,6 +213,21 @@ export class Connection {
     } catch {
       // Already closed by the peer or the runtime: nothing left to release.
     }
+  }
+
+  #readTimeout(): TimeoutError {
+    const ms = this.#readTimeoutMs;
+    return new TimeoutError(
+      `Timed out reading the response from ${this.#url}: no data for ${ms} ms`,
+      this.#url,
+    );
+  }
+
+  #headTimeout(): TimeoutError {
+    return new TimeoutError(
+      `Timed out waiting for the response head from ${this.#url}: not complete after ${this.#headTimeoutMs} ms`,
+      this.#url,
+    );
   }
 
   #throwIfFailed(): void {
