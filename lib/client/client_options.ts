@@ -4,7 +4,10 @@ import type { Clock } from "../time/clock.ts";
 import type { RequestMetrics } from "./request_metrics.ts";
 import type { KubeObject, ObjectList } from "../resources/object.ts";
 
-/** A guard consulted right before each write request; `LeaseFence` from lib/leader fits. */
+/**
+ * A guard consulted before each write request and, through the transport, right before its first byte
+ * is written (see KubeClientOptions.writeFence); `LeaseFence` from lib/leader fits.
+ */
 export interface WriteFence {
   /** Throws to refuse the write (the error reaches the caller as it is). */
   check(): void;
@@ -60,10 +63,14 @@ export interface KubeClientOptions {
    */
   readonly userAgent?: string;
   /**
-   * Called synchronously right before every write (any method but GET and HEAD) is handed to the
-   * transport, after the rate limiter and the credentials; throwing refuses the write. Give the reconciles'
-   * client the leader elector's `LeaseFence`, so no write leaves after the renew deadline, and keep the
-   * elector on a client without it.
+   * Consulted for every write (any method but GET and HEAD), synchronously, twice: when the write is
+   * handed to the transport (after the rate limiter and the credentials), and as the request's
+   * `beforeWrite` gate, which the transport calls right before the first byte is written, after
+   * connecting and the TLS handshake, in the same task as the write call. Throwing refuses the write;
+   * nothing of it reaches the server. The client's own HttpClient honours the gate; a custom
+   * `transport` must call `beforeWrite` itself, or only the first check applies. Give the reconciles'
+   * client the leader elector's `LeaseFence`, so no write leaves after the renew deadline, and keep
+   * the elector on a client without it.
    * @default {none}
    */
   readonly writeFence?: WriteFence;

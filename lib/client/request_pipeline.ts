@@ -49,7 +49,7 @@ export interface RequestPipelineOptions {
   readonly clock: Clock;
   /** Sent as the User-Agent header of every request (the one place it is set). */
   readonly userAgent: string;
-  /** Consulted right before each write is sent. */
+  /** Consulted before each write goes to the transport, and by it right before the first byte. */
   readonly writeFence?: WriteFence | undefined;
 }
 
@@ -96,8 +96,11 @@ export class RequestPipeline {
       if (o.config.disableCompression === true) headers["Accept-Encoding"] = "identity";
       if (creds.token) headers["Authorization"] = `Bearer ${creds.token}`;
       if (body) headers["Content-Type"] = body.type;
-      // Last thing before the transport: the limiter and a credential refresh may have waited long.
-      if (method !== "GET" && method !== "HEAD") o.writeFence?.check();
+      // Before the transport, so a refused write opens nothing (the limiter and a credential refresh
+      // may have waited long), and again by the transport right before the first byte is written
+      // (connecting and the TLS handshake may take long too).
+      const fence = method !== "GET" && method !== "HEAD" ? o.writeFence : undefined;
+      fence?.check();
       const started = o.clock.now();
       let res: HttpResponse;
       try {
@@ -107,6 +110,7 @@ export class RequestPipeline {
           headers,
           ...(body ? { body: body.text } : {}),
           ...(signal ? { signal } : {}),
+          ...(fence ? { beforeWrite: () => fence.check() } : {}),
           stream,
         });
       } catch (err) {

@@ -17,30 +17,54 @@ const CHUNKED: BodyFraming = { kind: "chunked" };
 const CLOSE: BodyFraming = { kind: "close" };
 
 /**
- * Decides how the body of `head` is delimited for a request with `method`.
- * @throws {ProtocolError} on an invalid or conflicting Content-Length.
+ * Decides how the body of `head` is delimited for a request with `method`. The framing fields are
+ * checked whatever the status, as in Go's net/http: at most one Transfer-Encoding field, and it must
+ * be "chunked" (as in Go and nginx: no other coding is supported, and a list is where request
+ * smuggling hides); Content-Length fields must be equal, each a plain decimal number below 2^63; with
+ * both, chunked wins. Stricter than Go, Transfer-Encoding in an HTTP/1.0 response is refused (RFC 9112
+ * section 6.1 calls such framing faulty; Go ignores the field).
+ * @throws {ProtocolError} on invalid or conflicting framing fields.
  */
 export function bodyFraming(method: string, head: ResponseHead, url: string): BodyFraming {
+  const invalid = (what: string) => new ProtocolError(`Invalid response from ${url}: ${what}`, url);
+  const te = head.transferEncodings;
+  if (te.length > 0) {
+    if (head.minorVersion === 0) throw invalid("Transfer-Encoding in an HTTP/1.0 response");
+    if (te.length > 1 || te[0]!.toLowerCase() !== "chunked") {
+      throw invalid(`unsupported Transfer-Encoding ${JSON.stringify(te.join(", ").slice(0, 100))}`);
+    }
+  }
+  const cl = head.contentLengths;
+  let length = -1;
+  if (cl.length > 0) {
+    const first = cl[0]!;
+    if (cl.some((v) => v !== first)) {
+      throw invalid(
+        `different Content-Length values ${JSON.stringify(cl.slice(0, 4).join(", ").slice(0, 100))}`,
+      );
+    }
+    length = parseLength(first);
+    if (length < 0) throw invalid(`invalid Content-Length ${JSON.stringify(first.slice(0, 100))}`);
+  }
   const status = head.status;
   if (method === "HEAD" || status === 204 || status === 304 || (status >= 100 && status < 200)) return NONE;
-  const te = head.headers.get("transfer-encoding");
-  if (te !== null) {
-    // Only a final "chunked" tells where the body ends; any other coding runs to the close.
-    return /(?:^|,)\s*chunked\s*$/i.test(te) ? CHUNKED : CLOSE;
-  }
-  const cl = head.headers.get("content-length");
-  if (cl === null) return CLOSE;
-  // Headers joins repeated fields with ", "; identical repeats are allowed, different ones are not.
-  const values = cl.split(",").map((v) => v.trim());
-  const first = values[0]!;
-  if (!/^\d{1,15}$/.test(first) || values.some((v) => v !== first)) {
-    throw new ProtocolError(
-      `Invalid response from ${url}: invalid Content-Length ${JSON.stringify(cl.slice(0, 100))}`,
-      url,
-    );
-  }
-  const length = Number(first);
+  if (te.length > 0) return CHUNKED;
+  if (length === -1) return CLOSE;
   return length === 0 ? NONE : { kind: "length", length };
+}
+
+// 2^63 - 1, the largest length Go accepts; longer ones are refused, as there.
+const MAX_LENGTH = "9223372036854775807";
+
+/** A Content-Length value, or -1 if it is not decimal digits below 2^63 (leading zeros allowed). */
+function parseLength(value: string): number {
+  if (!/^\d+$/.test(value)) return -1;
+  const digits = value.replace(/^0+(?=\d)/, "");
+  if (digits.length > MAX_LENGTH.length || (digits.length === MAX_LENGTH.length && digits > MAX_LENGTH)) {
+    return -1;
+  }
+  // Above 2^53 the number is inexact, but then it is far above any body limit, or never ends.
+  return Number(digits);
 }
 
 /** Called once when the body ends: `reusable` is true only if it was read exactly to its end. */

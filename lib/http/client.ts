@@ -34,12 +34,15 @@ export interface HttpClientOptions {
    */
   readonly connectTimeoutMs?: number;
   /**
-   * Limit for the response head and for each wait between body bytes (not for `stream` bodies).
+   * Limit for the whole response head, interim (1xx) heads included, counted from when the request
+   * has been written (a server that trickles bytes does not reset it), and for each wait between
+   * body bytes (not for `stream` bodies).
    * @default {60_000}
    */
   readonly readTimeoutMs?: number;
   /**
-   * Largest accepted response head.
+   * Largest accepted response head; interim (1xx) heads count towards it too, so that all the heads
+   * of one response together stay within it. At most 8 interim heads may precede the final one.
    * @default {65_536}
    */
   readonly maxHeaderBytes?: number;
@@ -58,8 +61,9 @@ export interface HttpClientOptions {
    */
   readonly userAgent?: string;
   /**
-   * Receives the warning when `tls.insecureSkipVerify` is set, and the line saying when connections
-   * with a configured CA leave Deno's TLS for node:tls (see `TlsConnector`).
+   * Receives the warning when `tls.insecureSkipVerify` is set, the line saying when connections
+   * with a configured CA leave Deno's TLS for node:tls (see `TlsConnector`), and a warning for each
+   * idle connection closed because the server sent bytes no request asked for.
    * @default {noopLogger}
    */
   readonly logger?: Logger;
@@ -74,6 +78,9 @@ export interface HttpClientOptions {
 const IDEMPOTENT = new Set(["GET", "HEAD", "OPTIONS", "PUT", "DELETE", "TRACE"]);
 const encoder = new TextEncoder();
 const COALESCE_BODY_BYTES = 16 * 1024;
+// Interim (1xx) heads accepted before the final one. Kubernetes sends none (the client never asks
+// for 100-continue); 103 Early Hints may come a few times. Go bounds only their bytes (10 MB).
+const MAX_INTERIM_RESPONSES = 8;
 
 /**
  * A small HTTP/1.1 client over `Deno.connect` / `Deno.connectTls` with a keep-alive pool. A
@@ -87,7 +94,8 @@ const COALESCE_BODY_BYTES = 16 * 1024;
  * Retry policy: a request is sent again, once, on a fresh connection only when it went out on a
  * reused pooled connection that failed before a single response byte arrived (the server had
  * closed the idle connection) and either the method is idempotent or writing the request failed.
- * Timeouts, aborts and failures on fresh connections are never retried.
+ * Timeouts, aborts, requests refused by their `beforeWrite` gate and failures on fresh connections
+ * are never retried.
  */
 export class HttpClient implements Transport {
   readonly #tls: TlsConnector;
@@ -115,7 +123,8 @@ export class HttpClient implements Transport {
     if ((tls.cert === undefined) !== (tls.key === undefined)) {
       throw new TypeError("Invalid TLS options: a client certificate needs both cert and key");
     }
-    this.#tls = new TlsConnector(tls, { logger: options.logger ?? noopLogger });
+    const logger = options.logger ?? noopLogger;
+    this.#tls = new TlsConnector(tls, { logger });
     const maxIdle = options.maxIdlePerOrigin ?? 4;
     if (!Number.isInteger(maxIdle) || maxIdle < 0) {
       throw new RangeError("maxIdlePerOrigin must be an integer >= 0");
@@ -124,9 +133,13 @@ export class HttpClient implements Transport {
       maxIdlePerOrigin: maxIdle,
       idleTimeoutMs: positive("idleTimeoutMs", options.idleTimeoutMs ?? 90_000),
       ...(options.clock !== undefined && { clock: options.clock }),
+      // As Go's transport logs "Unsolicited response received on idle HTTP channel"; the bytes
+      // themselves stay out of the log (they may be object data).
+      onUnsolicited: (origin, bytes) =>
+        logger.warn("closed an idle connection that received bytes no request asked for", { origin, bytes }),
     });
     if (tls.insecureSkipVerify === true) {
-      (options.logger ?? noopLogger).warn(
+      logger.warn(
         "TLS certificate verification is disabled (insecureSkipVerify): connections can be intercepted",
       );
     }
@@ -169,11 +182,11 @@ export class HttpClient implements Transport {
       let conn = stream || attempt > 0 ? undefined : this.#pool.take(url.origin);
       const reused = conn !== undefined;
       conn ??= await openConnection(url, { tls: this.#tls, timeoutMs: this.#connectTimeoutMs, signal });
-      const state = { wrote: false };
+      const state = { wrote: false, refused: false };
       try {
         return await this.#exchange(conn, request, payload, state);
       } catch (err) {
-        const retry = reused && conn.received === 0 && !(err instanceof TimeoutError) &&
+        const retry = reused && !state.refused && conn.received === 0 && !(err instanceof TimeoutError) &&
           !(signal?.aborted ?? false) && (IDEMPOTENT.has(method) || !state.wrote);
         if (!retry) throw err;
       }
@@ -184,7 +197,7 @@ export class HttpClient implements Transport {
     conn: Connection,
     request: HttpRequest,
     payload: Uint8Array[],
-    state: { wrote: boolean },
+    state: { wrote: boolean; refused: boolean },
   ): Promise<HttpResponse> {
     const { signal, method } = request;
     const href = request.url.href;
@@ -194,9 +207,18 @@ export class HttpClient implements Transport {
     signal?.addEventListener("abort", onAbort, { once: true });
     let head: ResponseHead;
     try {
+      try {
+        request.beforeWrite?.();
+      } catch (err) {
+        state.refused = true;
+        throw err;
+      }
+      // No await between the gate and the write call: on plain TCP, Deno's TLS and node:tls alike,
+      // the bytes leave during the call (measured: they reached a server in another process while
+      // this task kept the event loop busy for 300 ms).
       for (const part of payload) await conn.write(part);
       state.wrote = true;
-      head = await this.#readHead(conn, method, href);
+      head = await this.#readHeadWithin(conn, method, href);
     } catch (err) {
       signal?.removeEventListener("abort", onAbort);
       conn.close();
@@ -237,8 +259,22 @@ export class HttpClient implements Transport {
     return new ClientResponse(head.status, head.statusText, head.headers, body);
   }
 
+  /**
+   * The final response head, within one deadline for all of it: the per-read timeout alone never
+   * fires while bytes keep coming, and a server could trickle a head, or interim heads, forever.
+   */
+  async #readHeadWithin(conn: Connection, method: string, href: string): Promise<ResponseHead> {
+    conn.setHeadDeadline(this.#readTimeoutMs);
+    try {
+      return await this.#readHead(conn, method, href);
+    } finally {
+      conn.setHeadDeadline(0);
+    }
+  }
+
   async #readHead(conn: Connection, method: string, href: string): Promise<ResponseHead> {
     let parser = new ResponseHeadParser(this.#maxHeaderBytes, href);
+    let interim = 0, earlier = 0;
     for (;;) {
       const chunk = await conn.read();
       if (chunk === null) {
@@ -255,8 +291,16 @@ export class HttpClient implements Transport {
       if (head.status === 101) {
         throw new ProtocolError(`Invalid response from ${href}: unexpected 101 Switching Protocols`, href);
       }
-      // An interim 1xx response precedes the real one.
-      parser = new ResponseHeadParser(this.#maxHeaderBytes, href);
+      // An interim 1xx response precedes the real one; the heads share one byte bound.
+      bodyFraming(method, head, href); // its framing fields must be valid, though it has no body
+      if (++interim > MAX_INTERIM_RESPONSES) {
+        throw new ProtocolError(
+          `Invalid response from ${href}: more than ${MAX_INTERIM_RESPONSES} interim (1xx) responses before the final one`,
+          href,
+        );
+      }
+      earlier += parser.length;
+      parser = new ResponseHeadParser(this.#maxHeaderBytes, href, interim, earlier);
     }
   }
 

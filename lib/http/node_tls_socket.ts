@@ -62,6 +62,14 @@ export class NodeTlsSocket implements ByteSocket {
     });
   }
 
+  ref(): void {
+    this.#socket.ref();
+  }
+
+  unref(): void {
+    this.#socket.unref();
+  }
+
   close(): void {
     this.#ended = true;
     this.#socket.destroy();

@@ -11,18 +11,27 @@ export interface ConnectionPoolOptions {
    * @default {systemClock}
    */
   readonly clock?: Clock;
+  /**
+   * Told when an idle connection received bytes that no request asked for (and was closed).
+   * @default {nothing}
+   */
+  readonly onUnsolicited?: (origin: string, bytes: number) => void;
 }
 
 /**
  * Idle keep-alive connections per origin, reused most-recent first. Expiry is lazy: expired
  * connections are closed when the origin is next used or `close()` runs, so the pool owns no timers.
  * Only connections whose response was read to the end and that are healthy may be `put` back.
+ * Each idle connection is watched (`Connection.watchIdle`): one that receives a byte or is closed
+ * by the server while idle closes at once and is never handed out.
  */
 export class ConnectionPool {
   readonly #idle = new Map<string, Connection[]>();
   readonly #max: number;
   readonly #idleTimeoutMs: number;
   readonly #clock: Clock;
+  // Drops a connection its idle watch closed, and reports unsolicited bytes.
+  readonly #onUnsolicited: (bytes: number, conn: Connection) => void;
   #closed = false;
 
   /** Creates an empty pool. */
@@ -30,6 +39,14 @@ export class ConnectionPool {
     this.#max = options.maxIdlePerOrigin;
     this.#idleTimeoutMs = options.idleTimeoutMs;
     this.#clock = options.clock ?? systemClock;
+    const report = options.onUnsolicited;
+    this.#onUnsolicited = (bytes, conn) => {
+      const list = this.#idle.get(conn.origin);
+      const at = list?.indexOf(conn) ?? -1;
+      if (at >= 0) list!.splice(at, 1);
+      if (list?.length === 0) this.#idle.delete(conn.origin);
+      if (bytes > 0) report?.(conn.origin, bytes);
+    };
   }
 
   /** Number of idle connections held, all origins together. */
@@ -62,6 +79,7 @@ export class ConnectionPool {
     conn.idleSince = this.#clock.now();
     if (list.length >= this.#max) list.shift()?.close();
     list.push(conn);
+    conn.watchIdle((bytes) => this.#onUnsolicited(bytes, conn));
   }
 
   /** Closes every idle connection; later `put`s close their connection. */

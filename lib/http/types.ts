@@ -41,6 +41,17 @@ export interface HttpRequest {
   /** Aborts connecting, sending and reading the body. */
   readonly signal?: AbortSignal | undefined;
   /**
+   * A gate consulted synchronously right before the first byte of the request is written: after
+   * the connection is open and its TLS handshake done, in the same JavaScript task as the write
+   * call (nothing is awaited between them), and again before each retry's first byte. Throwing
+   * refuses the request: nothing is written, the connection is closed, the request is not retried,
+   * and the error reaches the caller as it is. For conditions that depend on the time of sending
+   * (a leadership fence), since connecting can take long. A Transport other than HttpClient must
+   * call it the same way.
+   * @default {none}
+   */
+  readonly beforeWrite?: () => void;
+  /**
    * A long-lived streaming response (a watch): it gets a connection of its own that is never
    * returned to the pool, and no read timeout applies between body chunks.
    * @default {false}

@@ -17,11 +17,17 @@ export interface LeaseFenceOptions {
  * moment it is called, so it needs no timer to fire: after a process pause (SIGSTOP, a suspended VM, a
  * long GC) the first write attempted past the deadline is refused, even if nothing else has run yet.
  *
- * KubeClient's `writeFence` option calls `check` right before each write is handed to the transport,
- * after the client-side rate limiter and credential refresh. What it does NOT cover: a pause in the few
- * microseconds between the check and the bytes leaving the socket, and writes already sent (the server
- * may apply them). The Lease's duration exceeds the renew deadline, which leaves that margin before
- * another candidate can take over (on clocks that progress at similar rates).
+ * KubeClient's `writeFence` option calls `check` when a write is handed to the transport (after the
+ * client-side rate limiter and credential refresh) and again, through the request's `beforeWrite`
+ * gate, right before the first byte of the request is written to the socket: after the connection is
+ * open and its TLS handshake done, in the same JavaScript task as the write call, with nothing awaited
+ * in between. So a slow connect or handshake cannot carry a write past the deadline. What it does NOT
+ * cover: a stop of the whole process (SIGSTOP, a suspended VM) that falls inside that one task, between
+ * the check and the write system call; the time the bytes then spend on the way and in the server
+ * (a write sent before the deadline may be applied after it); and a custom KubeClient `transport`
+ * that does not call `beforeWrite` (only the first check applies then). The Lease's duration exceeds
+ * the renew deadline, which leaves that margin before another candidate can take over (on clocks
+ * that progress at similar rates).
  */
 export class LeaseFence {
   readonly #clock: Clock;

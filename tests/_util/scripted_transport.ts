@@ -39,6 +39,12 @@ export class ScriptedTransport implements Transport {
   }
 
   request(request: HttpRequest): Promise<HttpResponse> {
+    // As HttpClient does right before the first byte: a refused request is never sent (nor recorded).
+    try {
+      request.beforeWrite?.();
+    } catch (err) {
+      return Promise.reject(err);
+    }
     const body = typeof request.body === "string"
       ? request.body
       : request.body

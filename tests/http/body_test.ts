@@ -2,13 +2,20 @@ import assert from "node:assert/strict";
 import { bodyFraming, decodeContent, rawBodyStream } from "../../lib/http/body.ts";
 import { Connection } from "../../lib/http/connection.ts";
 import { ProtocolError } from "../../lib/http/errors.ts";
-import type { ResponseHead } from "../../lib/http/response_head.ts";
+import { type ResponseHead, ResponseHeadParser } from "../../lib/http/response_head.ts";
 import { concat, dec, enc, gzip, readAll, ScriptedSocket, splits } from "./_helpers.ts";
 
 const URL_TEXT = "http://h/x";
 
-function head(status: number, headers: Record<string, string>): ResponseHead {
-  return { minorVersion: 1, status, statusText: "", headers: new Headers(headers) };
+/** The parsed head of an HTTP/1.`minor` response; an array value is sent as repeated field lines. */
+function head(status: number, headers: Record<string, string | string[]>, minor = 1): ResponseHead {
+  let text = `HTTP/1.${minor} ${status} X\r\n`;
+  for (const [name, value] of Object.entries(headers)) {
+    for (const one of [value].flat()) text += `${name}: ${one}\r\n`;
+  }
+  const parser = new ResponseHeadParser(65_536, URL_TEXT);
+  parser.push(enc.encode(text + "\r\n"));
+  return parser.head;
 }
 
 /** Reads the body of `h` from `pieces`; reports the body, how it ended and what was left unread. */
@@ -41,20 +48,51 @@ Deno.test("framing follows status, method, Transfer-Encoding and Content-Length"
     kind: "length",
     length: 5,
   });
-  assert.deepEqual(bodyFraming("GET", head(200, { "content-length": "5, 5" }), URL_TEXT), {
+  assert.deepEqual(bodyFraming("GET", head(200, { "content-length": ["5", "5"] }), URL_TEXT), {
+    kind: "length",
+    length: 5,
+  });
+  assert.deepEqual(bodyFraming("GET", head(200, { "content-length": "000000000000000000005" }), URL_TEXT), {
     kind: "length",
     length: 5,
   });
   assert.deepEqual(
-    bodyFraming("GET", head(200, { "transfer-encoding": "gzip, Chunked", "content-length": "5" }), URL_TEXT),
+    bodyFraming("GET", head(200, { "transfer-encoding": "Chunked", "content-length": "5" }), URL_TEXT),
     { kind: "chunked" },
   );
-  assert.deepEqual(bodyFraming("GET", head(200, { "transfer-encoding": "gzip" }), URL_TEXT), {
-    kind: "close",
-  });
   assert.deepEqual(bodyFraming("GET", head(200, {}), URL_TEXT), { kind: "close" });
-  for (const cl of ["-1", "abc", "5, 6", "1e3", "99999999999999999"]) {
+  assert.deepEqual(bodyFraming("HEAD", head(200, { "content-length": "9223372036854775807" }), URL_TEXT), {
+    kind: "none",
+  });
+  for (
+    const cl of ["-1", "abc", "5, 5", "1e3", "+5", "0x5", "", "9223372036854775808", "99999999999999999999"]
+  ) {
     assert.throws(() => bodyFraming("GET", head(200, { "content-length": cl }), URL_TEXT), ProtocolError, cl);
+  }
+});
+
+Deno.test("framing fields are checked as Go checks them, whatever the status", () => {
+  const bad: [string, ResponseHead, RegExp][] = [
+    ["GET", head(200, { "content-length": ["5", "6"] }), /different Content-Length values "5, 6"/],
+    [
+      "GET",
+      head(200, { "transfer-encoding": "gzip, chunked" }),
+      /unsupported Transfer-Encoding "gzip, chunked"/,
+    ],
+    ["GET", head(200, { "transfer-encoding": "gzip" }), /unsupported Transfer-Encoding "gzip"/],
+    ["GET", head(200, { "transfer-encoding": "identity" }), /unsupported Transfer-Encoding/],
+    ["GET", head(200, { "transfer-encoding": ["chunked", "chunked"] }), /unsupported Transfer-Encoding/],
+    ["GET", head(200, { "transfer-encoding": "chunked" }, 0), /Transfer-Encoding in an HTTP\/1\.0 response/],
+    ["GET", head(204, { "content-length": "x" }), /invalid Content-Length "x"/],
+    ["HEAD", head(200, { "transfer-encoding": "gzip" }), /unsupported Transfer-Encoding/],
+    ["GET", head(103, { "content-length": "" }), /invalid Content-Length ""/],
+  ];
+  for (const [method, h, pattern] of bad) {
+    assert.throws(() => bodyFraming(method, h, URL_TEXT), (err: unknown) => {
+      assert.ok(err instanceof ProtocolError);
+      assert.match(err.message, pattern);
+      return true;
+    });
   }
 });
 

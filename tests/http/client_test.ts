@@ -72,13 +72,18 @@ Deno.test("a response with Connection: close is not reused", async () => {
   }
 });
 
-/** Serves one keep-alive response on the first connection, then closes it; later ones serve normally. */
+/**
+ * Serves one keep-alive response on the first connection, then reads the next request and closes the
+ * connection without answering it (a server timing out the idle connection just as the request comes);
+ * later connections serve normally.
+ */
 function closeAfterFirst(): ScriptedServer {
   return new ScriptedServer(async (conn, index) => {
     if (index === 0) {
       await conn.readRequest();
       await conn.send(OK);
-      return; // the server drops the idle connection
+      await conn.readRequest();
+      return; // the server drops the connection without answering
     }
     await keepAliveHandler(OK)(conn);
   });
@@ -89,7 +94,6 @@ Deno.test("a GET on a pooled connection the server closed is retried once on a f
   const client = new HttpClient();
   try {
     assert.equal(await (await client.request({ method: "GET", url: new URL(server.url) })).text(), "ok");
-    await tick(30); // let the server's close reach the client
     assert.equal(await (await client.request({ method: "GET", url: new URL(server.url) })).text(), "ok");
     assert.equal(server.accepted.length, 2);
   } finally {
@@ -103,7 +107,6 @@ Deno.test("a POST on a pooled connection the server closed after receiving it is
   const client = new HttpClient();
   try {
     assert.equal(await (await client.request({ method: "GET", url: new URL(server.url) })).text(), "ok");
-    await tick(30);
     await assert.rejects(
       client.request({ method: "POST", url: new URL(server.url), body: "x" }),
       (err: unknown) => {
@@ -240,7 +243,7 @@ Deno.test("a silent server trips the read timeout for the head and between body 
         assert.ok(err instanceof TimeoutError, String(err));
         assert.match(
           err.message,
-          /Timed out reading the response from http:\/\/127\.0\.0\.1:\d+\/slow: no data for 250 ms/,
+          /Timed out waiting for the response head from http:\/\/127\.0\.0\.1:\d+\/slow: not complete after 250 ms/,
         );
         return true;
       },

@@ -72,7 +72,31 @@ Deno.test("a header line without a colon or with a bad name is a ProtocolError",
   assertProtocolError("HTTP/1.1 200 OK\r\nNoColonHere\r\n\r\n", /header line 1 has no field name and colon/);
   assertProtocolError("HTTP/1.1 200 OK\r\n: value\r\n\r\n", /has no field name/);
   assertProtocolError("HTTP/1.1 200 OK\r\nA: 1\r\n folded\r\n\r\n", /header line 2 is folded/);
-  assertProtocolError("HTTP/1.1 200 OK\r\nBad Name: 1\r\n\r\n", /invalid header name "Bad Name"/);
+  assertProtocolError(
+    "HTTP/1.1 200 OK\r\nBad Name: 1\r\n\r\n",
+    /header line 1 has an invalid field name "Bad Name"/,
+  );
+  assertProtocolError("HTTP/1.1 200 OK\r\nX-Foo : 1\r\n\r\n", /invalid field name "X-Foo "/);
+});
+
+Deno.test("control bytes in a value, and CR CR LF line ends, are ProtocolErrors as in Go", () => {
+  for (const ctl of ["\x01", "\x7f", "\x0b", "\0", "\rX"]) {
+    assertProtocolError(
+      `HTTP/1.1 200 OK\r\nX: a${ctl}b\r\n\r\n`,
+      /header line 1 has a control character in the value of "X"/,
+    );
+  }
+  // Go drops one CR with the LF and trims only spaces and tabs: the other CR stays in the value.
+  assertProtocolError("HTTP/1.1 200 OK\r\nX: a\r\r\n\r\n", /control character in the value of "X"/);
+  // CR CR LF where the blank line should be is a line of its own, without a colon.
+  assertProtocolError("HTTP/1.1 200 OK\r\nX: a\r\n\r\r\n\r\n", /header line 2 has no field name and colon/);
+});
+
+Deno.test("values keep inner spaces and obs-text, and lose the spaces and tabs around them", () => {
+  const text = "HTTP/1.1 200 OK\r\nX: \t a  b\xe9 \t\r\nY:\r\n\r\n";
+  const { head } = parse([Uint8Array.from(text, (ch) => ch.charCodeAt(0))]);
+  assert.equal(head.headers.get("x"), "a  b\xe9");
+  assert.equal(head.headers.get("y"), "");
 });
 
 Deno.test("a head larger than the limit is a ProtocolError, even before it ends", () => {

@@ -1,0 +1,3 @@
+module kubeloop.test/http_oracle
+
+go 1.26
