@@ -45,6 +45,7 @@ export {
   type SharedInformerFactoryOptions,
   type SharedInformerOptions,
 } from "./shared_informer_factory.ts";
+export { compareResourceVersions } from "./resource_version.ts";
 export { IndexedStore, type Indexers, type IndexFunc, NAMESPACE_INDEX, type Store } from "./store.ts";
 export { type StoreChange, StoreWriter } from "./store_writer.ts";
 export { stripManagedFields } from "./strip_managed_fields.ts";
