@@ -15,7 +15,7 @@ import {
   sameJson,
 } from "./_patches.ts";
 import { type Change, FakeWatch, partialMetadata, scopeMatcher } from "./_fake_watch.ts";
-import { InvalidSelectorError } from "./_selectors.ts";
+import { InvalidSelectorError } from "../cache/selector_match.ts";
 
 /** The calls FakeApi serves, as named in {@linkcode FakeRequest} and {@linkcode FakeFault}. */
 export type FakeVerb = "get" | "list" | "create" | "update" | "patch" | "delete" | "watch";
