@@ -30,7 +30,10 @@ export type {
   WatcherHooks,
   WatcherOptions,
 } from "../watch/mod.ts";
+export type { WriteOrigin } from "../_internal/write_origin.ts";
+export type { WriteSource } from "../client/write_listener.ts";
 export {
+  type ChangeInfo,
   Informer,
   type InformerHandler,
   type InformerOptions,

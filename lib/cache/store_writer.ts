@@ -1,20 +1,25 @@
 import type { DeepReadonly } from "../resources/deep_readonly.ts";
 import type { KubeObject } from "../resources/object.ts";
 import type { WatcherEvent } from "../watch/watcher_event.ts";
+import type { WriteOrigin } from "../_internal/write_origin.ts";
 import { assertNever } from "../_internal/assert_never.ts";
 import { objectKey } from "../client/paths.ts";
 import { compareResourceVersions } from "./resource_version.ts";
 import type { IndexedStore } from "./store.ts";
 
-/** A change to the cache, as handlers see it (the objects are the cached, read-only ones). */
+/**
+ * A change to the cache, as handlers see it (the objects are the cached, read-only ones). `origin` is set
+ * when the change is the own doing of a write made in a controller's reconcile, and of nothing else
+ * (see lib/cache's read-your-writes); the controller skips such changes for the key it reconciled.
+ */
 export type StoreChange<T extends KubeObject> =
-  | { type: "add"; object: DeepReadonly<T> }
-  | { type: "update"; oldObject: DeepReadonly<T>; object: DeepReadonly<T> }
+  | { type: "add"; object: DeepReadonly<T>; origin?: WriteOrigin }
+  | { type: "update"; oldObject: DeepReadonly<T>; object: DeepReadonly<T>; origin?: WriteOrigin }
   /**
    * `finalStateUnknown`: the object vanished between two lists, so the delete itself was missed and
    * `object` is the last state we knew, not the final one.
    */
-  | { type: "delete"; object: DeepReadonly<T>; finalStateUnknown: boolean };
+  | { type: "delete"; object: DeepReadonly<T>; finalStateUnknown: boolean; origin?: WriteOrigin };
 
 /**
  * Applies watcher events to an {@linkcode IndexedStore} and reports what changed.
