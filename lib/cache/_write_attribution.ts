@@ -11,6 +11,13 @@ import type { KubeObject } from "../resources/object.ts";
 
 type Path = readonly string[];
 
+/**
+ * Deeper than this, objects are not walked: a difference there is nobody's in particular (so not the
+ * write's own), and a patch's fields there cover nothing. The API server accepts objects nested 10,000
+ * levels deep; recursion that far could overflow the stack, and real objects stay far shallower.
+ */
+const MAX_DEPTH = 100;
+
 /** Set by the server on every write, whoever made it. */
 const SERVER_SET: readonly Path[] = [
   ["apiVersion"], // list items lack it, write answers carry it
@@ -126,6 +133,10 @@ function sameKey(a: unknown, b: unknown): boolean {
 /** Paths where `a` and `b` differ; objects are compared key by key (a missing one as empty), lists whole. */
 function diff(a: unknown, b: unknown, path: string[], out: Path[]): void {
   if (isRecord(a) || isRecord(b)) {
+    if (path.length >= MAX_DEPTH) {
+      if (!jsonEqual(a, b)) out.push([...path]);
+      return;
+    }
     if ((a !== undefined && !isRecord(a)) || (b !== undefined && !isRecord(b))) {
       out.push([...path]);
       return;
@@ -146,6 +157,7 @@ function leaves(body: unknown, path: string[] = [], out: Path[] = []): Path[] {
     if (path.length > 0) out.push(path);
     return out;
   }
+  if (path.length >= MAX_DEPTH) return out;
   for (const [key, value] of Object.entries(body)) leaves(value, [...path, key], out);
   return out;
 }

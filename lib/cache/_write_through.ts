@@ -37,6 +37,8 @@ export interface WriteThroughOptions<T extends KubeObject> {
   readonly transform: (object: T) => T;
   /** Hands a change to the subscribers. */
   readonly emit: (change: StoreChange<T>) => void;
+  /** Told of an error taking an answer in; the write's change then goes on untagged, or by the watch. */
+  readonly onError: (error: unknown) => void;
 }
 
 /** A write that ended, with what its answer says. */
@@ -104,7 +106,12 @@ export class WriteThrough<T extends KubeObject> {
   }
 
   #ended(key: string | undefined, ended: Ended, end: WriteEnd): void {
-    const change = end.ok ? this.#writeThrough(key, ended, end.answer) : undefined;
+    let change: StoreChange<T> | undefined;
+    try {
+      change = end.ok ? this.#writeThrough(key, ended, end.answer) : undefined;
+    } catch (error) {
+      this.#o.onError(error); // never left holding the key's changes
+    }
     if (change) {
       const flight = this.#flights.get(objectKey(change.object));
       if (flight) flight.held.push(change);
@@ -154,8 +161,13 @@ export class WriteThrough<T extends KubeObject> {
         : e.rv !== undefined && e.rv === resourceVersion && e.uid === uid
     );
     if (!by?.origin) return change;
-    const own = change.type === "delete" ||
-      isOwnChange(change.type === "update" ? change.oldObject : undefined, change.object, by.write);
+    let own = false;
+    try {
+      own = change.type === "delete" ||
+        isOwnChange(change.type === "update" ? change.oldObject : undefined, change.object, by.write);
+    } catch (error) {
+      this.#o.onError(error); // untagged: the writer reconciles once more, nothing is lost
+    }
     return own ? { ...change, origin: by.origin } : change;
   }
 }

@@ -429,6 +429,10 @@ export class Informer<T extends KubeObject = KubeObject> {
       writer: this.#writer,
       transform: (object) => this.#transform(object),
       emit: (change) => this.#emit(change),
+      onError: (error) =>
+        this.#logger.error("Cannot take a write's answer into the cache", {
+          error: error instanceof Error ? error.message : String(error),
+        }),
     });
     this.#writeThrough = through;
     return source.onWrite(through.listener);

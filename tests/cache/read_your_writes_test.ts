@@ -5,7 +5,15 @@ import assert from "node:assert/strict";
 import { type ChangeInfo, Informer, type InformerOptions } from "../../lib/cache/mod.ts";
 import { loadWriteOrigins, runAsWriter, type WriteOrigin } from "../../lib/_internal/write_origin.ts";
 import { CONFIG_MAPS, type ConfigMap, type DeepReadonly, type KubeObject } from "../../lib/resources/mod.ts";
-import { FakeApi, type FakeApiOptions, FakeClock, flush } from "../../lib/testing/mod.ts";
+import { WriteListeners } from "../../lib/client/mod.ts";
+import {
+  FakeApi,
+  type FakeApiOptions,
+  FakeClock,
+  flush,
+  type LogLine,
+  MemoryLogger,
+} from "../../lib/testing/mod.ts";
 import { GatedWatch } from "../_util/gated_watch.ts";
 
 const origin: WriteOrigin = { writer: {}, name: "test", key: "ns/a" };
@@ -180,4 +188,46 @@ Deno.test("writes: false leaves the cache to the watch", async () => {
   assert.equal(t.rv("a"), undefined);
   t.gate.open();
   while (t.rv("a") === undefined) await flush();
+});
+
+Deno.test("an answer that cannot be cached is logged, and the changes held for its key go on", async () => {
+  const api = new FakeApi();
+  const source = new WriteListeners((error) => {
+    throw error;
+  });
+  const lines: LogLine[] = [];
+  const informer = new Informer<ConfigMap>(api, CONFIG_MAPS, {
+    writes: source,
+    logger: new MemoryLogger(lines),
+  });
+  const calls: string[] = [];
+  informer.subscribe({ onUpdate: (_, o) => void calls.push(`update:${o.data?.v}`) });
+  const stop = new AbortController();
+  const done = informer.run({ signal: stop.signal });
+  try {
+    await informer.ready();
+    api.seed(CONFIG_MAPS, cm("a", { v: "1" }));
+    while (!informer.store.get("ns/a")) await flush();
+    const end = source.start({
+      ref: CONFIG_MAPS,
+      verb: "patch",
+      namespace: "ns",
+      name: "a",
+      subresource: undefined,
+      patchType: "merge",
+      body: {},
+    });
+    api.seed(CONFIG_MAPS, cm("a", { v: "2" })); // someone's change while our write is in flight: held
+    while (informer.store.get("ns/a")?.data?.v !== "2") await flush();
+    assert.deepEqual(calls, []);
+    end({ ok: true, answer: { metadata: { namespace: "ns" } } }); // no name: objectKey throws
+    assert.deepEqual(calls, ["update:2"]);
+    assert.ok(
+      lines.some((l) => l.msg === "Cannot take a write's answer into the cache"),
+      JSON.stringify(lines),
+    );
+  } finally {
+    stop.abort();
+    await done;
+  }
 });

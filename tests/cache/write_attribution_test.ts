@@ -164,3 +164,15 @@ Deno.test("a delete covers the deletion fields only", () => {
   const edited = obj("5", { data: { x: "1" } }, { finalizers: ["f"], deletionTimestamp: "t" });
   assert.equal(isOwnChange(before, edited, write("delete", { kind: "DeleteOptions" })), false);
 });
+
+Deno.test("objects nested 10,000 levels deep are judged without overflowing the stack: not own", () => {
+  const deep = (leaf: string) => {
+    let value: Record<string, unknown> = { leaf };
+    for (let i = 0; i < 10_000; i++) value = { n: value };
+    return value;
+  };
+  const before = obj("4", { spec: deep("a") });
+  const after = obj("5", { spec: deep("b") });
+  assert.equal(isOwnChange(before, after, write("patch", { spec: deep("b") })), false);
+  assert.equal(isOwnChange(before, obj("5", { spec: deep("a") }), write("patch", { spec: deep("b") })), true);
+});
