@@ -28,12 +28,15 @@ export interface World extends AsyncDisposable {
   run(...controllers: Controller<never>[]): void;
   /** Writes the API received (gets and lists left out), as "verb resource/ns/name[/sub]". */
   writes(): string[];
+  /** Echo first: how many writes' answers waited until the informer had applied their watch event. */
+  echoesFirst(): number;
 }
 
 /** Everything a test needs: FakeApi, the gate, a factory over it, controllers started by `run`. */
 export function world(order: Order): World {
   const clock = new FakeClock();
   const stores: { resource: string; rv: (key: string) => string | undefined }[] = [];
+  let echoesFirst = 0;
   const apiOptions: FakeApiOptions = {
     clock,
     // Echo first: the answer waits until the informer of the resource has applied the write's event.
@@ -44,7 +47,10 @@ export function world(order: Order): World {
           const store = stores.find((s) => s.resource === request.resource);
           for (let i = 0; store && i < 100; i++) {
             const rv = store.rv(key);
-            if (request.verb === "delete" ? rv === undefined : rv === api.resourceVersion) break;
+            if (request.verb === "delete" ? rv === undefined : rv === api.resourceVersion) {
+              echoesFirst++;
+              break;
+            }
             await flush();
           }
         },
@@ -68,6 +74,7 @@ export function world(order: Order): World {
       factory.start(stop.signal);
       for (const c of controllers) runs.push(c.run({ signal: stop.signal }));
     },
+    echoesFirst: () => echoesFirst,
     writes(): string[] {
       return api.requests.filter((r) => !["get", "list", "watch"].includes(r.verb)).map((r) =>
         `${r.verb} ${r.resource}/${r.namespace}/${r.name}${r.subresource ? `/${r.subresource}` : ""}`

@@ -58,6 +58,7 @@ for (const order of ["answer first", "echo first"] as const satisfies readonly O
     await settle(() => [reconciles, w.api.requests.length]);
     assert.deepEqual(w.writes(), ["create deployments/ns/web", "patch foos/ns/web/status"]);
     assert.deepEqual(reconciles, ["ns/web"]);
+    assert.equal(w.echoesFirst(), order === "echo first" ? 2 : 0, "the order under test happened");
   });
 
   Deno.test(`${order}: a SecretCopy to 3 namespaces costs 5 writes in one reconcile; updates and deletion the minimum`, async () => {
@@ -90,6 +91,7 @@ for (const order of ["answer first", "echo first"] as const satisfies readonly O
       "patch secretcopies/home/copy/status",
     ]);
     assert.equal(reconciles.get("home/copy"), 1);
+    assert.equal(w.echoesFirst(), order === "echo first" ? 5 : 0, "the order under test happened");
 
     const before = w.writes().length + 1; // after the test's own edit of the source
     if (order === "answer first") w.gate.close();

@@ -79,6 +79,7 @@ for (const order of ["answer first", "echo first"] as const) {
     assert.deepEqual(writer, ["ns/a"], "one reconcile: its own write did not bring it back");
     assert.deepEqual(other, ["ns/a", "ns/a"], "the other controller saw the change");
     assert.deepEqual(w.writes(), ["patch configmaps/ns/a"]);
+    assert.equal(w.echoesFirst(), order === "echo first" ? 1 : 0, "the order under test happened");
   });
 }
 
