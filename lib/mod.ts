@@ -135,6 +135,7 @@ export {
 // The API client.
 export { KubeClient } from "./client/kube_client.ts";
 export type { ResourceClient } from "./client/resource_client.ts";
+export type { WriteEnd, WriteListener, WriteSource, WriteStart, WriteVerb } from "./client/write_listener.ts";
 export type {
   DeleteOptions,
   KubeClientOptions,
@@ -165,6 +166,7 @@ export { WatchIdleTimeoutError } from "./watch/watch_idle_timeout_error.ts";
 
 // The cache.
 export {
+  type ChangeInfo,
   Informer,
   type InformerHandler,
   type InformerOptions,
@@ -179,6 +181,8 @@ export {
 } from "./cache/shared_informer_factory.ts";
 export { IndexedStore, type Indexers, type IndexFunc, NAMESPACE_INDEX, type Store } from "./cache/store.ts";
 export type { StoreChange } from "./cache/store_writer.ts";
+export type { WriteOrigin } from "./_internal/write_origin.ts";
+export { compareResourceVersions } from "./cache/resource_version.ts";
 export type { InformerMetrics } from "./cache/informer_metrics.ts";
 export { informerMetricsFor } from "./cache/informer_metrics_registry.ts";
 

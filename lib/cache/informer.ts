@@ -11,10 +11,23 @@ import { watcher, type WatcherOptions } from "../watch/watcher.ts";
 import type { WatcherEvent } from "../watch/watcher_event.ts";
 import { changeStream } from "./_change_stream.ts";
 import { RetryPolicy } from "./_retry_policy.ts";
+import { resourceName } from "./resource_name.ts";
+import { WriteThrough } from "./_write_through.ts";
+import { isWriteSource, type WriteSource } from "../client/write_listener.ts";
+import type { WriteOrigin } from "../_internal/write_origin.ts";
 import { type InformerMetrics, noopInformerMetrics } from "./informer_metrics.ts";
 import { IndexedStore, type Indexers, type Store } from "./store.ts";
 import { type StoreChange, StoreWriter } from "./store_writer.ts";
 import { stripManagedFields } from "./strip_managed_fields.ts";
+
+/** What a handler learns about a change besides the objects. */
+export interface ChangeInfo {
+  /**
+   * The reconcile whose write alone made this change (see read-your-writes in the module doc); undefined
+   * for changes anyone else made, or that a write made together with someone else's.
+   */
+  readonly origin?: WriteOrigin | undefined;
+}
 
 /**
  * Callbacks for cache changes, with the cached (shared, read-only) objects. Exceptions (and rejected
@@ -22,11 +35,11 @@ import { stripManagedFields } from "./strip_managed_fields.ts";
  */
 export interface InformerHandler<T extends KubeObject> {
   /** A new object, or every cached object when subscribing after the first sync. */
-  onAdd?(object: DeepReadonly<T>): void | Promise<void>;
+  onAdd?(object: DeepReadonly<T>, info?: ChangeInfo): void | Promise<void>;
   /** A changed object; on resync `oldObject === newObject`. */
-  onUpdate?(oldObject: DeepReadonly<T>, newObject: DeepReadonly<T>): void | Promise<void>;
+  onUpdate?(oldObject: DeepReadonly<T>, newObject: DeepReadonly<T>, info?: ChangeInfo): void | Promise<void>;
   /** A deleted object; see `StoreChange` for `finalStateUnknown`. */
-  onDelete?(object: DeepReadonly<T>, info: { finalStateUnknown: boolean }): void | Promise<void>;
+  onDelete?(object: DeepReadonly<T>, info: ChangeInfo & { finalStateUnknown: boolean }): void | Promise<void>;
   /**
    * The informer reached the API server again after failing (a list or watch succeeded). Changes
    * missed meanwhile arrive as usual; this says that work which failed while the server was away may
@@ -82,6 +95,14 @@ export interface InformerOptions<T extends KubeObject>
    * @default {noopInformerMetrics}
    */
   readonly metrics?: InformerMetrics;
+  /**
+   * Whose writes to cache at once (read-your-writes): while the informer runs, the answer of each write
+   * of this resource through this client goes into the store before the caller's `await` resumes, and
+   * the change it makes carries the writing reconcile as its `origin`. `false` leaves the cache to the
+   * watch alone.
+   * @default {the informer's own client, when it reports its writes (KubeClient and FakeApi do)}
+   */
+  readonly writes?: WriteSource | false;
 }
 
 type Listener<T extends KubeObject> = (change: StoreChange<T>) => void;
@@ -113,11 +134,20 @@ export interface SyncStatus {
  * subscribers what changed.
  *
  * Guarantees: the store is swapped atomically after each full list; `ready()` resolves after the
- * first one; handlers run synchronously in event order and a failing handler affects nobody else;
+ * first one; handlers run synchronously in event order (per object; a change to an object with a write
+ * of ours in flight is handed on when that write returns) and a failing handler affects nobody else;
  * `run()` retries watch failures with backoff forever (at most `reconnectMaxMs` apart while the
  * server is unreachable), logging them with the resource name, tells subscribers (`onRecovered`)
  * when it reaches the server again, and resolves (never rejects) when its signal aborts. Objects are
  * shared with the store: never mutate.
+ *
+ * Read-your-writes (see `writes`): once a write through the informer's client has returned, the store
+ * holds its answer or something newer, and no watch event older than it can bring an older version back
+ * (versions are ordered as integers, see {@linkcode compareResourceVersions}). Its watch event then
+ * changes nothing. The change a write made is handed to subscribers with the writing reconcile as
+ * `origin` when it is that write's doing alone. Not covered: writes through another client or process,
+ * dry runs, resources whose versions are not integers, objects outside a field selector the informer
+ * cannot evaluate (other than `metadata.name`/`metadata.namespace`), and deletions answered without a uid.
  *
  * @example Cache the namespaces and hear about changes
  * ```ts
@@ -157,6 +187,7 @@ export class Informer<T extends KubeObject = KubeObject> {
    */
   readonly #transformedItems = new WeakSet<T>();
   #running = false;
+  #writeThrough: WriteThrough<T> | undefined;
   #lastError: SyncError | undefined;
   #loggedFailure = "";
 
@@ -282,13 +313,16 @@ export class Informer<T extends KubeObject = KubeObject> {
       },
     });
     const resync = this.#startResync();
+    const stopWrites = this.#observeWrites();
     try {
       for await (const raw of events) {
         if (raw.type === "init") metrics.relist(resource);
         if (raw.type === "initDone") this.#listed();
-        for (const change of this.#writer.apply(this.#transformEvent(raw))) this.#emit(change);
+        for (const change of this.#writer.apply(this.#transformEvent(raw))) this.#changed(change);
       }
     } finally {
+      stopWrites();
+      this.#writeThrough = undefined;
       resync?.cancel();
       this.#running = false;
     }
@@ -381,6 +415,35 @@ export class Informer<T extends KubeObject = KubeObject> {
     return this.#options.freezeObjects ? deepFreeze(out) : out;
   }
 
+  /** Subscribes read-your-writes to the write source; returns the unsubscribe. */
+  #observeWrites(): () => void {
+    const o = this.#options;
+    const source = o.writes === undefined ? this.#client : o.writes;
+    if (source === false || !isWriteSource(source)) return () => {};
+    const through = new WriteThrough<T>({
+      resource: this.#resource,
+      namespace: o.namespace,
+      labelSelector: o.labelSelector,
+      fieldSelector: o.fieldSelector,
+      metadataOnly: o.metadataOnly,
+      writer: this.#writer,
+      transform: (object) => this.#transform(object),
+      emit: (change) => this.#emit(change),
+      onError: (error) =>
+        this.#logger.error("Cannot take a write's answer into the cache", {
+          error: error instanceof Error ? error.message : String(error),
+        }),
+    });
+    this.#writeThrough = through;
+    return source.onWrite(through.listener);
+  }
+
+  /** A change from the watch or a list: through read-your-writes (which may hold it), else handed on. */
+  #changed(change: StoreChange<T>): void {
+    if (this.#writeThrough) this.#writeThrough.changed(change);
+    else this.#emit(change);
+  }
+
   #emit(change: StoreChange<T>): void {
     for (const listener of this.#listeners) listener(change);
   }
@@ -390,13 +453,16 @@ export class Informer<T extends KubeObject = KubeObject> {
       let result: void | Promise<void>;
       switch (change.type) {
         case "add":
-          result = handler.onAdd?.(change.object);
+          result = handler.onAdd?.(change.object, { origin: change.origin });
           break;
         case "update":
-          result = handler.onUpdate?.(change.oldObject, change.object);
+          result = handler.onUpdate?.(change.oldObject, change.object, { origin: change.origin });
           break;
         case "delete":
-          result = handler.onDelete?.(change.object, { finalStateUnknown: change.finalStateUnknown });
+          result = handler.onDelete?.(change.object, {
+            finalStateUnknown: change.finalStateUnknown,
+            origin: change.origin,
+          });
           break;
       }
       if (result instanceof Promise) result.catch((error) => this.#handlerFailed(change, error));
@@ -415,7 +481,4 @@ export class Informer<T extends KubeObject = KubeObject> {
   }
 }
 
-/** "group/version/plural", or "version/plural" for the core group. */
-export function resourceName(ref: ResourceRef): string {
-  return `${ref.group ? `${ref.group}/` : ""}${ref.version}/${ref.plural}`;
-}
+export { resourceName };

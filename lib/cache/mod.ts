@@ -30,7 +30,10 @@ export type {
   WatcherHooks,
   WatcherOptions,
 } from "../watch/mod.ts";
+export type { WriteOrigin } from "../_internal/write_origin.ts";
+export type { WriteSource } from "../client/write_listener.ts";
 export {
+  type ChangeInfo,
   Informer,
   type InformerHandler,
   type InformerOptions,
@@ -45,6 +48,7 @@ export {
   type SharedInformerFactoryOptions,
   type SharedInformerOptions,
 } from "./shared_informer_factory.ts";
+export { compareResourceVersions } from "./resource_version.ts";
 export { IndexedStore, type Indexers, type IndexFunc, NAMESPACE_INDEX, type Store } from "./store.ts";
 export { type StoreChange, StoreWriter } from "./store_writer.ts";
 export { stripManagedFields } from "./strip_managed_fields.ts";

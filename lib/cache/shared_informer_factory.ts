@@ -64,7 +64,8 @@ interface Entry {
  * Reference counted: each `informer()` call takes a reference and `release()` gives it back; when the
  * last reference is released the informer stops and is forgotten. `start(signal)` runs every informer
  * (also those created later) until `signal` aborts. Every caller's indexers are added to the shared
- * store, in any order; the transform of the first caller wins.
+ * store, in any order; the transform of the first caller wins. Its informers read the writes of its client
+ * when the client reports them (KubeClient and FakeApi do; option `writes`): see {@linkcode Informer}.
  *
  * @example One watch per resource and scope, however many parts of the program ask
  * ```ts

@@ -11,6 +11,7 @@ import { noopRequestMetrics } from "./request_metrics.ts";
 import type { ResourceClient } from "./resource_client.ts";
 import { jsonBody, type RequestBody, RequestPipeline } from "./request_pipeline.ts";
 import { TokenBucket } from "./token_bucket.ts";
+import { type WriteListener, WriteListeners, type WriteSource, type WriteStart } from "./write_listener.ts";
 import type {
   DeleteOptions,
   KubeClientOptions,
@@ -47,6 +48,9 @@ const contentTypes: Record<PatchType, string> = {
  * token file or an expired exec credential); 429, and 503 with Retry-After, are retried up
  * to `maxRetries` times after the server's Retry-After.
  *
+ * Reports its writes to {@linkcode KubeClient.onWrite} listeners, which is how an informer over this
+ * client reads its writes at once (see lib/cache).
+ *
  * @example Create, read, list, apply and delete a ConfigMap
  * ```ts
  * import assert from "node:assert/strict";
@@ -69,11 +73,12 @@ const contentTypes: Record<PatchType, string> = {
  * await client.delete(CONFIG_MAPS, name, { namespace });
  * ```
  */
-export class KubeClient implements ResourceClient, AsyncDisposable {
+export class KubeClient implements ResourceClient, WriteSource, AsyncDisposable {
   readonly #config: ClusterConfig;
   readonly #transports: TransportSource;
   readonly #pipeline: RequestPipeline;
   readonly #logger: Logger;
+  readonly #writes: WriteListeners;
 
   /** A client for the cluster `config` describes. */
   constructor(config: ClusterConfig, options: KubeClientOptions = {}) {
@@ -95,6 +100,21 @@ export class KubeClient implements ResourceClient, AsyncDisposable {
       userAgent: options.userAgent ?? "kubeloop/0.1.0",
       writeFence: options.writeFence,
     });
+    this.#writes = new WriteListeners((error) =>
+      this.#logger.error("Write listener failed", {
+        error: error instanceof Error ? error.message : String(error),
+      })
+    );
+  }
+
+  /**
+   * Adds a listener told of every write (create, replace, patch, delete; status writes too) before it is
+   * sent and, with the server's answer, when it succeeded, before the caller's `await` resumes; dry runs
+   * are not reported. Returns the function that removes it. An informer over this client uses it to
+   * cache what a reconcile wrote at once.
+   */
+  onWrite(listener: WriteListener): () => void {
+    return this.#writes.onWrite(listener);
   }
 
   /** The default namespace (from the kubeconfig context or the in-cluster namespace file). */
@@ -201,13 +221,21 @@ export class KubeClient implements ResourceClient, AsyncDisposable {
     obj: T,
     options: WriteOptions = {},
   ): Promise<T> {
-    const path = resourcePath(ref, { namespace: this.#ns(ref, options.namespace ?? obj.metadata.namespace) });
-    return await this.#json<T>(
-      "POST",
-      path,
-      writeQuery(options),
-      jsonBody(withTypeMeta(ref, obj)),
-      options.signal,
+    const namespace = this.#ns(ref, options.namespace ?? obj.metadata.namespace);
+    const path = resourcePath(ref, { namespace });
+    const body = withTypeMeta(ref, obj);
+    return await this.#write(
+      {
+        ref,
+        verb: "create",
+        namespace,
+        name: obj.metadata.name,
+        subresource: undefined,
+        patchType: undefined,
+        body,
+      },
+      options.dryRun,
+      () => this.#json<T>("POST", path, writeQuery(options), jsonBody(body), options.signal),
     );
   }
 
@@ -250,25 +278,52 @@ export class KubeClient implements ResourceClient, AsyncDisposable {
     const query = writeQuery(options);
     if (options.force !== undefined) query.set("force", String(options.force));
     const body = { text: JSON.stringify(patch), type: contentTypes[options.type] };
-    return await this.#json<T>("PATCH", resourcePath(ref, parts), query, body, options.signal);
+    return await this.#write(
+      {
+        ref,
+        verb: "patch",
+        namespace: parts.namespace,
+        name,
+        subresource: options.subresource,
+        patchType: options.type,
+        body: patch,
+      },
+      options.dryRun,
+      () => this.#json<T>("PATCH", resourcePath(ref, parts), query, body, options.signal),
+    );
   }
 
   /** Deletes an object. Resolves once the server accepted the deletion (finalizers may keep it). */
   async delete(ref: ResourceRef, name: string, options: DeleteOptions = {}): Promise<void> {
-    const path = resourcePath(ref, { namespace: this.#ns(ref, options.namespace), name });
+    const namespace = this.#ns(ref, options.namespace);
+    const path = resourcePath(ref, { namespace, name });
     const body: Record<string, unknown> = { apiVersion: "v1", kind: "DeleteOptions" };
     if (options.propagationPolicy) body.propagationPolicy = options.propagationPolicy;
     if (options.gracePeriodSeconds !== undefined) body.gracePeriodSeconds = options.gracePeriodSeconds;
     if (options.preconditions) body.preconditions = options.preconditions;
     if (options.dryRun) body.dryRun = ["All"];
-    const res = await this.#pipeline.send({
-      method: "DELETE",
-      path,
-      body: jsonBody(body),
-      signal: options.signal,
-      stream: false,
-    });
-    await discardBody(res, false);
+    const send = async () => {
+      const res = await this.#pipeline.send({
+        method: "DELETE",
+        path,
+        body: jsonBody(body),
+        signal: options.signal,
+        stream: false,
+      });
+      if (this.#writes.size === 0) return await discardBody(res, false);
+      // The answer (the object while finalizers keep it, else a Status) goes to the write listeners.
+      const text = await res.text();
+      try {
+        return JSON.parse(text) as unknown;
+      } catch {
+        return undefined; // not JSON: the listeners learn nothing more than that it succeeded
+      }
+    };
+    await this.#write(
+      { ref, verb: "delete", namespace, name, subresource: undefined, patchType: undefined, body },
+      options.dryRun,
+      send,
+    );
   }
 
   /**
@@ -309,13 +364,19 @@ export class KubeClient implements ResourceClient, AsyncDisposable {
       name,
       subresource: sub,
     };
-    return await this.#json<T>(
-      "PUT",
-      resourcePath(ref, parts),
-      writeQuery(options),
-      jsonBody(withTypeMeta(ref, obj)),
-      options.signal,
+    const body = withTypeMeta(ref, obj);
+    return await this.#write(
+      { ...parts, ref, verb: "replace", patchType: undefined, body },
+      options.dryRun,
+      () =>
+        this.#json<T>("PUT", resourcePath(ref, parts), writeQuery(options), jsonBody(body), options.signal),
     );
+  }
+
+  /** Sends a write, telling the write listeners before and after (not for a dry run). */
+  async #write<R>(write: WriteStart, dryRun: boolean | undefined, send: () => Promise<R>): Promise<R> {
+    if (dryRun || this.#writes.size === 0) return await send();
+    return await this.#writes.around(write, send, (answer) => answer);
   }
 
   #ns(ref: ResourceRef, namespace: string | undefined): string | undefined {

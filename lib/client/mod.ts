@@ -21,4 +21,13 @@ export { validateResourceRef } from "./paths.ts";
 export { noopRequestMetrics, type RequestMetrics, type RequestObservation } from "./request_metrics.ts";
 export type { ResourceClient } from "./resource_client.ts";
 export { TokenBucket } from "./token_bucket.ts";
+export {
+  isWriteSource,
+  type WriteEnd,
+  type WriteListener,
+  WriteListeners,
+  type WriteSource,
+  type WriteStart,
+  type WriteVerb,
+} from "./write_listener.ts";
 export type * from "./types.ts";

@@ -16,6 +16,7 @@ import {
 } from "./metrics.ts";
 import { requestFor, requestForController } from "./owner.ts";
 import { stopWorkers } from "./shutdown.ts";
+import { loadWriteOrigins, runAsWriter, type WriteOrigin } from "../_internal/write_origin.ts";
 import type {
   InformerLike,
   InformerSource,
@@ -46,6 +47,17 @@ export interface ControllerRunOptions {
  * stops a worker; when an informer reaches the API server again after failing, keys waiting for such a
  * retry are retried at once. Build it with `new Controller(informers, options)`, or let a `Manager` build
  * and run it (`manager.controller(options)`).
+ *
+ * Read-your-writes, with informers from a `SharedInformerFactory` (or `Informer`s) over the client the
+ * reconciler writes through (a KubeClient or FakeApi): when a reconcile of a key ends, every write it
+ * made through that client is in the caches (or something newer is), so the next reconcile of the key
+ * reads its own writes, however late the watch is; and a change that a write of a reconcile made, alone,
+ * does not enqueue that key again in this controller (its own status, finalizer and owned-object writes
+ * cause no needless reconcile). Other controllers, and other keys the change maps to, are enqueued as
+ * usual; a change that merges someone else's edit with ours (a write without resourceVersion precondition
+ * over an edit the cache had not seen) enqueues the key too. Not covered: writes through another client
+ * or process, which arrive through the watch as anyone's; a reconcile that relies on its own write to run
+ * again must ask for it (`requeue`, `requeueAfterMs`).
  *
  * @example Reconcile the ConfigMaps that carry a label
  * ```ts
@@ -101,6 +113,8 @@ export class Controller<T extends KubeObject = KubeObject> {
   #primaryPredicates: Predicate<T>[];
   #stuck = new Set<string>();
   #started = false;
+  /** Tags this controller's writes (compared by identity). */
+  readonly #writer = {};
 
   /**
    * Takes the informer of each source from `informers` (usually a `SharedInformerFactory`) and subscribes
@@ -208,6 +222,7 @@ export class Controller<T extends KubeObject = KubeObject> {
   }
 
   async #runWorkers(signal: AbortSignal): Promise<void> {
+    await loadWriteOrigins();
     try {
       await Promise.all(this.#informers.map((i) => i.ready(signal)));
     } catch (error) {
@@ -281,21 +296,23 @@ export class Controller<T extends KubeObject = KubeObject> {
     map: (obj: DeepReadonly<S>) => ReconcileRequest[],
   ): InformerLike<S> {
     this.#informers.push(informer as unknown as InformerLike);
-    const trigger = (event: TriggerEvent<S>) => {
+    const trigger = (event: TriggerEvent<S>, origin: WriteOrigin | undefined) => {
       try {
         if (!predicates.every((p) => p(event))) return;
         const objects = event.type === "update" ? [event.oldObject, event.object] : [event.object];
         // One event may map to the same key twice (old and new object); add it once.
         const keys = new Set(objects.flatMap((obj) => map(obj).map(requestKey)));
+        // The doing of our own reconcile of that key alone: it knows already (read-your-writes).
+        if (origin?.writer === this.#writer) keys.delete(origin.key);
         for (const key of keys) this.queue.add(key);
       } catch (error) {
         this.#logger.error("Cannot map an informer event to requests", { error, event: event.type });
       }
     };
     this.#unsubscribe.push(informer.subscribe({
-      onAdd: (object) => trigger({ type: "add", object }),
-      onUpdate: (oldObject, object) => trigger({ type: "update", oldObject, object }),
-      onDelete: (object) => trigger({ type: "delete", object }),
+      onAdd: (object, info) => trigger({ type: "add", object }, info?.origin),
+      onUpdate: (oldObject, object, info) => trigger({ type: "update", oldObject, object }, info?.origin),
+      onDelete: (object, info) => trigger({ type: "delete", object }, info?.origin),
       // Reconciles that failed while the server was away are retried now, not after their backoff,
       // which grew all the while (up to as long again as the outage lasted).
       onRecovered: () => {
@@ -340,7 +357,9 @@ export class Controller<T extends KubeObject = KubeObject> {
     let result: ReconcileResult;
     try {
       const retries = this.queue.numRequeues(key);
-      const action = await this.#reconcile(splitKey(key), { signal: ctl.signal, logger, key, retries });
+      const context = { signal: ctl.signal, logger, key, retries };
+      const origin: WriteOrigin = { writer: this.#writer, name: this.name, key };
+      const action = await runAsWriter(origin, () => this.#reconcile(splitKey(key), context));
       if (action?.requeueAfterMs !== undefined && action.requeueAfterMs > 0) {
         this.queue.forget(key);
         this.queue.addAfter(key, action.requeueAfterMs);

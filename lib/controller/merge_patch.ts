@@ -1,3 +1,5 @@
+import { isRecord, jsonEqual } from "../_internal/json_equal.ts";
+
 /**
  * The JSON merge patch (RFC 7396) that turns `from` into `to`: changed and new fields with their new value,
  * removed fields as `null`, objects diffed recursively, arrays and scalars replaced whole. Undefined when
@@ -33,23 +35,6 @@ export function mergePatch(from: unknown, to: unknown): unknown {
   return result;
 }
 
-/** Deep equality of JSON data (key order ignored), by a loop: any depth. */
-export function jsonEqual(a: unknown, b: unknown): boolean {
-  const pairs: [unknown, unknown][] = [[a, b]];
-  while (pairs.length > 0) {
-    const [x, y] = pairs.pop()!;
-    if (Object.is(x, y)) continue;
-    if (Array.isArray(x) || Array.isArray(y)) {
-      if (!Array.isArray(x) || !Array.isArray(y) || x.length !== y.length) return false;
-      for (let i = 0; i < x.length; i++) pairs.push([x[i], y[i]]);
-      continue;
-    }
-    if (!isRecord(x) || !isRecord(y)) return false;
-    for (const key of new Set([...Object.keys(x), ...Object.keys(y)])) pairs.push([x[key], y[key]]);
-  }
-  return true;
-}
-
 /** One object being diffed: its keys in `to`, the next to look at, the patch so far, and where it goes. */
 interface Frame {
   readonly from: Record<string, unknown>;
@@ -72,6 +57,4 @@ function setField(target: Record<string, unknown>, key: string, value: unknown):
   } else target[key] = value;
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
+export { jsonEqual } from "../_internal/json_equal.ts";

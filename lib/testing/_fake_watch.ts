@@ -6,7 +6,7 @@
  */
 import type { KubeObject } from "../resources/object.ts";
 import type { RawWatchOptions } from "../client/types.ts";
-import { fieldSelectorMatcher, labelSelectorMatcher } from "./_selectors.ts";
+import { fieldSelectorMatcher, labelSelectorMatcher } from "../cache/selector_match.ts";
 
 /** One stored change. */
 export interface Change {

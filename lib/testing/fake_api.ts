@@ -1,6 +1,12 @@
 import { ApiError } from "../client/api_error.ts";
 import type { DeleteOptions, ObjectOptions, PatchOptions, WriteOptions } from "../client/client_options.ts";
 import type { ResourceClient } from "../client/resource_client.ts";
+import {
+  type WriteListener,
+  WriteListeners,
+  type WriteSource,
+  type WriteStart,
+} from "../client/write_listener.ts";
 import type { KubeObject, ObjectList, ResourceRef, Status, UnstructuredObject } from "../resources/object.ts";
 import type { ListOptions, RawWatchOptions } from "../client/types.ts";
 import { apiVersionOf } from "../resources/api_version.ts";
@@ -15,7 +21,7 @@ import {
   sameJson,
 } from "./_patches.ts";
 import { type Change, FakeWatch, partialMetadata, scopeMatcher } from "./_fake_watch.ts";
-import { InvalidSelectorError } from "./_selectors.ts";
+import { InvalidSelectorError } from "../cache/selector_match.ts";
 
 /** The calls FakeApi serves, as named in {@linkcode FakeRequest} and {@linkcode FakeFault}. */
 export type FakeVerb = "get" | "list" | "create" | "update" | "patch" | "delete" | "watch";
@@ -79,6 +85,13 @@ export interface FakeApiOptions {
    * @default {true}
    */
   readonly garbageCollection?: boolean;
+  /**
+   * Awaited after a write succeeded (its watch event already sent) and before its answer returns, e.g. a
+   * promise the test resolves once an informer has seen the watch event: a busy API server often sends
+   * the watch event of a write before the write's answer, and read-your-writes must hold either way.
+   * @default {none: the answer returns at once}
+   */
+  readonly beforeAnswer?: (request: FakeRequest) => Promise<void> | void;
 }
 
 interface Resource {
@@ -106,6 +119,8 @@ interface Resource {
  * defaulting or schema validation; no bookmarks besides the streaming list's.
  *
  * Inject failures with {@linkcode FakeApi.fail}; inspect calls with `requests` and objects with `objects`.
+ * Reports its writes to {@linkcode FakeApi.onWrite} listeners as KubeClient does (a delete without
+ * finalizers answers with a Status, as the server does), so informers over it read their writes too.
  *
  * @example Test code that writes, and how it handles a conflict
  * ```ts
@@ -127,12 +142,16 @@ interface Resource {
  * await assert.rejects(enable(api, "settings"), (e: unknown) => e instanceof ApiError && e.isConflict);
  * ```
  */
-export class FakeApi implements ResourceClient, ListWatcher {
+export class FakeApi implements ResourceClient, ListWatcher, WriteSource {
   /** Every call received, in order. */
   readonly requests: FakeRequest[] = [];
   readonly #namespace: string;
   readonly #clock: Clock;
   readonly #gc: boolean;
+  readonly #beforeAnswer: ((request: FakeRequest) => Promise<void> | void) | undefined;
+  readonly #writes = new WriteListeners((error) => {
+    throw error; // a listener bug fails the test that hit it
+  });
   readonly #resources = new Map<string, Resource>();
   readonly #history: Change[] = [];
   readonly #watches = new Set<FakeWatch>();
@@ -147,6 +166,15 @@ export class FakeApi implements ResourceClient, ListWatcher {
     this.#namespace = options.namespace ?? "default";
     this.#clock = options.clock ?? systemClock;
     this.#gc = options.garbageCollection ?? true;
+    this.#beforeAnswer = options.beforeAnswer;
+  }
+
+  /**
+   * Adds a listener told of every write before it is served and of its answer before the caller resumes,
+   * as KubeClient's; dry runs are not reported. Returns the function that removes it.
+   */
+  onWrite(listener: WriteListener): () => void {
+    return this.#writes.onWrite(listener);
   }
 
   /** The current resourceVersion (of the last write). */
@@ -250,7 +278,14 @@ export class FakeApi implements ResourceClient, ListWatcher {
     obj: T,
     options: WriteOptions = {},
   ): Promise<T> {
-    return this.#serve(() => {
+    const start = this.#start(
+      ref,
+      "create",
+      options.namespace ?? obj.metadata.namespace,
+      obj.metadata.name,
+      obj,
+    );
+    return this.#serveWrite(start, options.dryRun, () => {
       const namespace = this.#ns(ref, options.namespace ?? obj.metadata.namespace);
       const name = obj.metadata.name ?? generated(obj.metadata.generateName);
       this.#record("create", ref, namespace, name);
@@ -275,7 +310,14 @@ export class FakeApi implements ResourceClient, ListWatcher {
     obj: T,
     options: WriteOptions = {},
   ): Promise<T> {
-    return this.#serve(() => this.#update(ref, obj, options, undefined) as T);
+    const start = this.#start(
+      ref,
+      "replace",
+      options.namespace ?? obj.metadata.namespace,
+      obj.metadata.name,
+      obj,
+    );
+    return this.#serveWrite(start, options.dryRun, () => this.#update(ref, obj, options, undefined) as T);
   }
 
   replaceStatus<T extends KubeObject = KubeObject>(
@@ -283,7 +325,17 @@ export class FakeApi implements ResourceClient, ListWatcher {
     obj: T,
     options: WriteOptions = {},
   ): Promise<T> {
-    return this.#serve(() => this.#update(ref, obj, options, "status") as T);
+    const start = this.#start(
+      ref,
+      "replace",
+      options.namespace ?? obj.metadata.namespace,
+      obj.metadata.name,
+      obj,
+      {
+        subresource: "status",
+      },
+    );
+    return this.#serveWrite(start, options.dryRun, () => this.#update(ref, obj, options, "status") as T);
   }
 
   patch<T extends KubeObject = KubeObject>(
@@ -292,7 +344,11 @@ export class FakeApi implements ResourceClient, ListWatcher {
     patch: unknown,
     options: PatchOptions,
   ): Promise<T> {
-    return this.#serve(() => {
+    const start = this.#start(ref, "patch", options.namespace, name, patch, {
+      subresource: options.subresource,
+      patchType: options.type,
+    });
+    return this.#serveWrite(start, options.dryRun, () => {
       const namespace = this.#ns(ref, options.namespace);
       this.#record("patch", ref, namespace, name, {
         ...(options.subresource ? { subresource: options.subresource } : {}),
@@ -344,7 +400,13 @@ export class FakeApi implements ResourceClient, ListWatcher {
   }
 
   delete(ref: ResourceRef, name: string, options: DeleteOptions = {}): Promise<void> {
-    return this.#serve(() => {
+    const body = {
+      apiVersion: "v1",
+      kind: "DeleteOptions",
+      ...(options.preconditions ? { preconditions: options.preconditions } : {}),
+    };
+    const start = this.#start(ref, "delete", options.namespace, name, body);
+    return this.#serveWrite(start, options.dryRun, () => {
       const namespace = this.#ns(ref, options.namespace);
       this.#record("delete", ref, namespace, name);
       const current = this.#existing(ref, name, namespace);
@@ -355,8 +417,16 @@ export class FakeApi implements ResourceClient, ListWatcher {
       ) {
         throw conflict(ref, name);
       }
-      if (!options.dryRun) this.#delete(ref, current);
-    });
+      if (options.dryRun) return undefined;
+      // The server's answer: the object while finalizers keep it, else a Status naming what went.
+      return structuredClone(this.#delete(ref, current)) ?? {
+        apiVersion: "v1",
+        kind: "Status",
+        metadata: {},
+        status: "Success",
+        details: { name, group: ref.group, kind: ref.plural, uid: current.metadata.uid },
+      };
+    }).then(() => undefined);
   }
 
   watch(ref: ResourceRef, options: RawWatchOptions): Promise<ReadableStream<Uint8Array>> {
@@ -423,6 +493,44 @@ export class FakeApi implements ResourceClient, ListWatcher {
   async #serve<R>(serve: () => R): Promise<R> {
     await Promise.resolve();
     return serve();
+  }
+
+  /** What a write listener is told before `verb` is served (the namespace resolved as the write will). */
+  #start(
+    ref: ResourceRef,
+    verb: WriteStart["verb"],
+    namespace: string | undefined,
+    name: string | undefined,
+    body: unknown,
+    extra: { subresource?: string | undefined; patchType?: WriteStart["patchType"] } = {},
+  ): WriteStart {
+    return {
+      ref,
+      verb,
+      namespace: this.#ns(ref, namespace),
+      name,
+      subresource: extra.subresource,
+      patchType: extra.patchType,
+      body: structuredClone(body),
+    };
+  }
+
+  /**
+   * `#serve` for a write: its listeners are told before, and of the answer after `beforeAnswer`; a dry
+   * run is not reported.
+   */
+  async #serveWrite<R>(start: WriteStart, dryRun: boolean | undefined, serve: () => R): Promise<R> {
+    const end = dryRun ? () => {} : this.#writes.start(start);
+    let result: R;
+    try {
+      result = await this.#serve(serve);
+      if (this.#beforeAnswer) await this.#beforeAnswer(requestOf(start));
+    } catch (error) {
+      end({ ok: false });
+      throw error;
+    }
+    end({ ok: true, answer: structuredClone(result) });
+    return result;
   }
 
   #record(
@@ -494,9 +602,13 @@ export class FakeApi implements ResourceClient, ListWatcher {
       creationTimestamp: m.creationTimestamp,
       ...(m.namespace === undefined ? {} : { namespace: m.namespace }),
       ...(m.deletionTimestamp === undefined ? {} : { deletionTimestamp: m.deletionTimestamp }),
+      ...(m.deletionGracePeriodSeconds === undefined
+        ? {}
+        : { deletionGracePeriodSeconds: m.deletionGracePeriodSeconds }),
       generation: (m.generation ?? 1) + (specChanged(current, base) ? 1 : 0),
     });
     if (m.deletionTimestamp === undefined) delete metadata.deletionTimestamp;
+    if (m.deletionGracePeriodSeconds === undefined) delete metadata.deletionGracePeriodSeconds;
     if (m.deletionTimestamp && (metadata.finalizers?.length ?? 0) > (m.finalizers?.length ?? 0)) {
       const added = (metadata.finalizers ?? []).filter((f) => !(m.finalizers ?? []).includes(f));
       if (added.length > 0) {
@@ -515,16 +627,19 @@ export class FakeApi implements ResourceClient, ListWatcher {
     return structuredClone(stored);
   }
 
-  #delete(ref: ResourceRef, current: KubeObject): void {
+  /** Deletes `current`, or marks it for deletion while finalizers hold it (returned then). */
+  #delete(ref: ResourceRef, current: KubeObject): KubeObject | undefined {
     if ((current.metadata.finalizers?.length ?? 0) > 0) {
-      if (current.metadata.deletionTimestamp) return;
+      if (current.metadata.deletionTimestamp) return current;
       const marked = structuredClone(current);
       marked.metadata.deletionTimestamp = formatTime(this.#clock.now());
+      marked.metadata.deletionGracePeriodSeconds = 0;
       marked.metadata.resourceVersion = String(++this.#rv);
       this.#put(ref, marked, current);
-      return;
+      return marked;
     }
     this.#remove(ref, { ...current, metadata: { ...current.metadata, resourceVersion: String(++this.#rv) } });
+    return undefined;
   }
 
   #remove(ref: ResourceRef, last: KubeObject): void {
@@ -601,6 +716,19 @@ export class FakeApi implements ResourceClient, ListWatcher {
   #ns(ref: ResourceRef, namespace: string | undefined): string | undefined {
     return ref.namespaced ? namespace ?? this.#namespace : undefined;
   }
+}
+
+/** The FakeRequest a write's start describes. */
+function requestOf(start: WriteStart): FakeRequest {
+  const verbs = { create: "create", replace: "update", patch: "patch", delete: "delete" } as const;
+  return {
+    verb: verbs[start.verb],
+    resource: start.ref.plural,
+    ...(start.namespace === undefined ? {} : { namespace: start.namespace }),
+    ...(start.name === undefined ? {} : { name: start.name }),
+    ...(start.subresource === undefined ? {} : { subresource: start.subresource }),
+    ...(start.patchType === undefined ? {} : { patchType: start.patchType }),
+  };
 }
 
 function resourceKey(ref: ResourceRef): string {

@@ -22,8 +22,9 @@ export interface FakeInformerOptions<T extends KubeObject> {
 /**
  * An informer the test drives: `add`, `update` and `remove` change the store and call the subscribers
  * synchronously; `sync` marks the first list done. A controller built on {@linkcode FakeInformers} runs
- * with no API at all, for unit tests of triggers and mappings. (To run informers on a fake API with real
- * list/watch semantics, give a `SharedInformerFactory` a `FakeApi` instead.)
+ * with no API at all, for unit tests of triggers and mappings; it does not read anyone's writes. (To run
+ * informers on a fake API with real list/watch semantics, and reading the FakeApi's writes as they read a
+ * KubeClient's, give a `SharedInformerFactory` a `FakeApi` instead.)
  */
 export class FakeInformer<T extends KubeObject = KubeObject> implements InformerLike<T> {
   /** The cache, as a real informer's. */

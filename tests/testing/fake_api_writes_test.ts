@@ -145,7 +145,7 @@ Deno.test("a malformed selector is 400 BadRequest; a field FakeApi cannot select
   await assert.rejects(
     api.list(CONFIG_MAPS, { fieldSelector: "status.phase=Running" }),
     TypeError,
-    'Field selector on "status.phase" is not supported by FakeApi',
+    'Field selector on "status.phase" is not supported here',
   );
   assert.equal(api.openWatches, 0);
 });

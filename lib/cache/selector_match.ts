@@ -1,7 +1,8 @@
 /**
- * Label and field selector strings, as the API server reads them (the subset FakeApi supports): label
- * `k=v`, `k==v`, `k!=v`, `k`, `!k`, `k in (a,b)`, `k notin (a,b)`; field `metadata.name` and
- * `metadata.namespace` with `=`, `==`, `!=`.
+ * Label and field selector strings, as the API server reads them (a subset): label `k=v`, `k==v`, `k!=v`,
+ * `k`, `!k`, `k in (a,b)`, `k notin (a,b)`; field `metadata.name` and `metadata.namespace` with `=`, `==`,
+ * `!=`. An informer uses them to tell whether an object a write returned is in its scope; lib/testing's
+ * FakeApi to filter its lists and watches.
  * @module
  */
 import type { KubeObject } from "../resources/object.ts";
@@ -20,8 +21,9 @@ export function labelSelectorMatcher(selector: string): Requirement {
 }
 
 /**
- * A predicate for a field selector string over the fields FakeApi supports. Throws InvalidSelectorError for
- * bad syntax, and a TypeError for a field FakeApi does not support (the server may support it).
+ * A predicate for a field selector string over `metadata.name` and `metadata.namespace`. Throws
+ * InvalidSelectorError for bad syntax, and a TypeError for any other field (the server may support it:
+ * many kinds have fields of their own, such as a Pod's `spec.nodeName`).
  */
 export function fieldSelectorMatcher(selector: string): (obj: KubeObject) => boolean {
   const terms = selector.split(",").map((t) => t.trim()).filter((t) => t !== "").map((term) => {
@@ -33,7 +35,7 @@ export function fieldSelectorMatcher(selector: string): (obj: KubeObject) => boo
       : field === "metadata.namespace"
       ? (o: KubeObject) => o.metadata.namespace ?? ""
       : undefined;
-    if (!read) throw new TypeError(`Field selector on "${field}" is not supported by FakeApi`);
+    if (!read) throw new TypeError(`Field selector on "${field}" is not supported here`);
     return (o: KubeObject) => (op === "!=" ? read(o) !== value : read(o) === value);
   });
   return (obj) => terms.every((t) => t(obj));
