@@ -45,7 +45,7 @@ Deno.test("the types of the CRD, headed with deno task gen and formatted with th
       // At 60 columns, deno fmt breaks the import over lines.
       assert.match(
         types,
-        /^import type \{\n  KubeObject,\n  ObjectMeta,\n  ResourceRef,\n\} from "@kubeloop\/kubeloop";$/m,
+        /^import type \{\n {2}KubeObject,\n {2}ObjectMeta,\n {2}ResourceRef,\n\} from "@kubeloop\/kubeloop";$/m,
       );
       assert.match(types, /^export const WIDGETS: ResourceRef<Widget> = Object\.freeze\(\{$/m);
       assert.match(types, /^export interface WidgetStatusCondition \{$/m);
