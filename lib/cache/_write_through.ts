@@ -174,13 +174,23 @@ export class WriteThrough<T extends KubeObject> {
 
 /**
  * True when the answer says the object no longer exists: its last finalizer went while it was being
- * deleted (no grace period left), or a delete answered with the object's last state.
+ * deleted (no grace period left), or a delete answered with the object's last state. A Namespace's
+ * deletion is held by `spec.finalizers` (the namespace controller's "kubernetes"), not by metadata's:
+ * kube-apiserver answers its delete with the marked, Terminating object and no metadata finalizers. Any
+ * non-empty `spec.finalizers` counts as holding (a doubt leaves the object to the watch's DELETED).
  */
 function isGone(object: KubeObject, write: WriteStart): boolean {
   const m = object.metadata;
   if (m.deletionTimestamp === undefined) return write.verb === "delete";
   const grace = m.deletionGracePeriodSeconds;
-  return (m.finalizers?.length ?? 0) === 0 && (grace === undefined || grace === 0);
+  return (m.finalizers?.length ?? 0) === 0 && (grace === undefined || grace === 0) &&
+    !heldBySpecFinalizers(object);
+}
+
+/** True when `object.spec.finalizers` is a non-empty list (a Namespace whose content is being deleted). */
+function heldBySpecFinalizers(object: KubeObject): boolean {
+  const spec = (object as { readonly spec?: unknown }).spec;
+  return isRecord(spec) && Array.isArray(spec.finalizers) && spec.finalizers.length > 0;
 }
 
 /** `object` as a metadata-only list or watch sends it. */

@@ -40,5 +40,6 @@ export async function generateFromCluster(client: KubeClient): Promise<Map<strin
     kinds: CORE_KINDS,
     extraSchemas: CORE_EXTRA_SCHEMAS,
     source: `kube-apiserver ${version.gitVersion}`,
+    command: "deno task gen:resources",
   });
 }

@@ -24,8 +24,13 @@ export interface FinalizerHandlers<T extends KubeObject> {
    * the finalizer; the finalizer is removed only after it resolves, so a failure is retried with the
    * controller's backoff and the object stays until it succeeds. Must be idempotent: it runs again if the
    * process stops between the clean-up and the removal.
+   *
+   * A clean-up that has started but must wait for something (a Namespace being emptied, an external
+   * deletion in progress) resolves with an {@linkcode Action} that asks to come back (`requeue: true` or
+   * `requeueAfterMs > 0`): the finalizer stays, no event is recorded and `finalizer` resolves with that
+   * Action. Waiting is not a failure, so it need not throw (which would record a Warning each time).
    */
-  cleanup(object: DeepReadonly<T> | T): Promise<void>;
+  cleanup(object: DeepReadonly<T> | T): Promise<Action | void>;
 }
 
 /** Options of {@linkcode finalizer}. */
@@ -46,10 +51,12 @@ export interface FinalizerFlowOptions extends FinalizerOptions {
  * - alive, with it: calls `apply`;
  * - terminating, with it: calls `cleanup`, then removes the finalizer (the server deletes the object
  *   once no finalizer is left) and resolves with nothing to requeue; if `cleanup` throws, records a
- *   Warning event and rethrows, so the controller retries with backoff and the finalizer stays;
+ *   Warning event and rethrows, so the controller retries with backoff and the finalizer stays; if it
+ *   resolves with a requeue (not done yet), keeps the finalizer and resolves with that requeue;
  * - terminating, without it: nothing left to do.
  *
- * Resolves with what `apply` returned (a requeue, or nothing).
+ * Resolves with what `apply` returned (a requeue, or nothing), or with the requeue of a clean-up that
+ * waits.
  *
  * @example A ConfigMap that stands for a bucket elsewhere, released before the ConfigMap goes
  * ```ts
@@ -90,13 +97,15 @@ export async function finalizer<T extends KubeObject>(
   const { recorder, ...writeOptions } = options;
   if (isTerminating(obj)) {
     if (!hasFinalizer(obj, name)) return;
+    let waiting: Action | void;
     try {
-      await handlers.cleanup(obj);
+      waiting = await handlers.cleanup(obj);
     } catch (error) {
       const why = error instanceof Error ? error.message : String(error);
       recorder?.record(obj, { type: "Warning", reason: "CleanupFailed", note: `Finalizer ${name}: ${why}` });
       throw error;
     }
+    if (waiting && (waiting.requeue === true || (waiting.requeueAfterMs ?? 0) > 0)) return waiting;
     await removeFinalizer(client, ref, obj, name, writeOptions);
     recorder?.record(obj, { type: "Normal", reason: "CleanedUp", note: `Finalizer ${name} removed` });
     return;

@@ -54,7 +54,11 @@ export class AlreadyOwnedError extends Error {
  * A copy of `obj` whose controller ownerReference names `owner` (see {@linkcode controllerReference}); other
  * ownerReferences are kept, and a reference to the same owner (by uid) is replaced. `obj` is not modified.
  * Throws {@linkcode AlreadyOwnedError} when a different object is already its controller: at most one
- * controller per object, and taking over silently would fight the other one.
+ * controller per object, and taking over silently would fight the other one. Throws a TypeError when a
+ * namespaced owner and `obj` name different namespaces: the garbage collector looks an owner up in its
+ * dependent's namespace, finds nothing and deletes the dependent. (A cluster-scoped owner may own objects
+ * in any namespace and cluster-scoped ones; a cluster-scoped dependent cannot have a namespaced owner, which
+ * this cannot tell when `obj` names no namespace.)
  *
  * @example Make a Deployment the controller of a ConfigMap it manages
  * ```ts
@@ -82,6 +86,13 @@ export function setControllerReference<T extends KubeObject>(
   ref: ResourceRef,
 ): T {
   const reference = controllerReference(owner, ref);
+  const [ownerNs, objNs] = [owner.metadata.namespace, obj.metadata.namespace];
+  if (ref.namespaced && ownerNs && objNs && ownerNs !== objNs) {
+    throw new TypeError(
+      `${ref.kind} "${reference.name}" in namespace "${ownerNs}" cannot own an object in namespace "${objNs}": ` +
+        "owners are looked up in their dependent's namespace, and the garbage collector would delete it",
+    );
+  }
   const existing = controllerOf(obj);
   if (existing && existing.uid !== reference.uid) {
     throw new AlreadyOwnedError(

@@ -105,6 +105,11 @@ const maxNoteBytes = 1024;
  * Records `events.k8s.io/v1` Events, fire and forget: `record()` never throws into the caller and never
  * waits; writes go out one at a time in the background, and failures are logged.
  *
+ * An Event is written to the namespace of the object it is about; Events about cluster-scoped objects
+ * (Nodes, Namespaces, cluster-scoped custom resources) go to "default", as client-go's do. The recorder's
+ * client needs `create` and `patch` on `events.k8s.io` `events` there (a ClusterRole, or a Role in each
+ * namespace it reports on); a refused write is logged at warn level by the recorder's logger.
+ *
  * Repeats of the same event (same object, reason, type, action and note) within the series window are
  * not written as new Events: the existing Event is merge-patched with `series { count, lastObservedTime }`,
  * at most once per patch interval per series, always carrying the latest count. New Events pass a token

@@ -2345,8 +2345,8 @@ sigs.k8s.io/yaml v1.6.0/go.mod h1:796bPqUfzR/0jLAl6XjHl3Ck7MiyVv8dbTdyT3/pMf4=
 `,
   "main.go": `// Command testenv runs a real, local Kubernetes control plane for kubeloop's
 // integration tests: embedded etcd, kube-apiserver and (optionally) a
-// kube-controller-manager limited to the garbage-collector, namespace and
-// serviceaccount controllers. With -workloads (the default) the
+// kube-controller-manager limited to the garbage-collector, namespace,
+// serviceaccount and clusterrole-aggregation controllers. With -workloads (the default) the
 // deployment and replicaset controllers, kube-scheduler and KWOK's simulated
 // nodes join them, so Pods run without a container runtime (workloads.go).
 // Everything listens on 127.0.0.1 only.
@@ -3291,7 +3291,11 @@ func (o *workloadOptions) clientArgs() []string {
 
 // kcmControllers is the kube-controller-manager --controllers list.
 func (o *workloadOptions) kcmControllers() string {
-	list := []string{"garbage-collector-controller", "namespace-controller", "serviceaccount-controller"}
+	list := []string{
+		"garbage-collector-controller", "namespace-controller", "serviceaccount-controller",
+		// Fills the aggregated ClusterRoles (admin, edit, view) that RoleBindings commonly name.
+		"clusterrole-aggregation-controller",
+	}
 	if o.enabled {
 		list = append(list, workloadControllers...)
 	}

@@ -22,6 +22,14 @@ import {
 } from "./_patches.ts";
 import { type Change, FakeWatch, partialMetadata, scopeMatcher } from "./_fake_watch.ts";
 import { InvalidSelectorError } from "../cache/selector_match.ts";
+import { NAMESPACES } from "../resources/refs.ts";
+import {
+  deletionHeld,
+  finalizedNamespace,
+  isNamespaces,
+  terminatingNamespace,
+  withNamespaceDefaults,
+} from "./_fake_namespaces.ts";
 
 /** The calls FakeApi serves, as named in {@linkcode FakeRequest} and {@linkcode FakeFault}. */
 export type FakeVerb = "get" | "list" | "create" | "update" | "patch" | "delete" | "watch";
@@ -108,15 +116,19 @@ interface Resource {
  * Conflict for a stale `metadata.resourceVersion` on replace or patch; status written only through the
  * status subresource (main-resource writes keep it, and create drops it); deletion waits for finalizers
  * (deletionTimestamp set, then removal when the last finalizer goes); background garbage collection of
- * dependents; label selectors (`=`, `!=`, `in`, `notin`, exists) and `metadata.name` / `metadata.namespace`
- * field selectors (400 BadRequest when malformed); metadata-only lists and watches; paged lists; watches from a resourceVersion (replayed from history, 410 Expired after
+ * dependents; label selectors (`=`, `!=`, `in`, `notin`, exists) and `metadata.name` /
+ * `metadata.namespace` field selectors (400 BadRequest when malformed); metadata-only lists and watches;
+ * paged lists; watches from a resourceVersion (replayed from history, 410 Expired after
  * `compact()`), with synthetic ADDED events from "0" and streaming lists (`sendInitialEvents`).
+ * Namespaces, with the namespace controller's work done at once: a new one holds `kubernetes` in
+ * `spec.finalizers`; its delete answers with it Terminating, deletes its content (finalizers respected)
+ * and removes it once that is gone; a create in a terminating Namespace is 403 Forbidden.
  *
  * What it approximates: merge and strategic-merge patches are both RFC 7396 merge patches; server-side
  * apply merges the body into the object (maps recursively, lists of named items by name) and removes the
  * fields the same field manager applied before and leaves out now, but does not detect conflicts between
  * managers (every apply acts as forced) nor give fields to writers of other patch types; no admission,
- * defaulting or schema validation; no bookmarks besides the streaming list's.
+ * defaulting or schema validation besides the Namespace's above; no bookmarks besides the streaming list's.
  *
  * Inject failures with {@linkcode FakeApi.fail}; inspect calls with `requests` and objects with `objects`.
  * Reports its writes to {@linkcode FakeApi.onWrite} listeners as KubeClient does (a delete without
@@ -160,6 +172,8 @@ export class FakeApi implements ResourceClient, ListWatcher, WriteSource {
   readonly #applied = new Map<string, Map<string, string[]>>();
   #rv = 1000;
   #compactedRv = 1000;
+  /** Namespaces whose content #finishNamespace is deleting right now. */
+  readonly #finishing = new Set<string>();
 
   /** An empty API. */
   constructor(options: FakeApiOptions = {}) {
@@ -293,6 +307,7 @@ export class FakeApi implements ResourceClient, ListWatcher, WriteSource {
       if (this.#resource(ref).objects.has(key(name, namespace))) {
         throw apiError(409, "AlreadyExists", `${ref.plural} "${name}" already exists`, ref, name);
       }
+      this.#refuseInTerminating(ref, namespace, name);
       const { status: _dropped, ...rest } = structuredClone(obj) as KubeObject as UnstructuredObject;
       const stored = this.#stamp(
         ref,
@@ -360,6 +375,7 @@ export class FakeApi implements ResourceClient, ListWatcher, WriteSource {
       const current = this.#resource(ref).objects.get(key(name, namespace));
       if (!current) {
         if (options.type !== "apply" || options.subresource) throw notFound(ref, name);
+        this.#refuseInTerminating(ref, namespace, name);
         const created = applyConfiguration({}, patch) as UnstructuredObject;
         const { status: _dropped, ...rest } = created;
         const stored = this.#stamp(
@@ -619,7 +635,7 @@ export class FakeApi implements ResourceClient, ListWatcher, WriteSource {
     if (dryRun) return structuredClone(stored);
     if (sameJson(stored, current)) return structuredClone(current); // a no-op write keeps the version
     stored.metadata.resourceVersion = String(++this.#rv);
-    if (stored.metadata.deletionTimestamp && (stored.metadata.finalizers?.length ?? 0) === 0) {
+    if (stored.metadata.deletionTimestamp && !deletionHeld(ref, stored)) {
       this.#remove(ref, stored);
     } else {
       this.#put(ref, stored, current);
@@ -627,15 +643,19 @@ export class FakeApi implements ResourceClient, ListWatcher, WriteSource {
     return structuredClone(stored);
   }
 
-  /** Deletes `current`, or marks it for deletion while finalizers hold it (returned then). */
+  /**
+   * Deletes `current`, or marks it for deletion while finalizers hold it (returned then). A Namespace is
+   * held by the namespace controller's finalizer in its spec: marked Terminating, then finished.
+   */
   #delete(ref: ResourceRef, current: KubeObject): KubeObject | undefined {
-    if ((current.metadata.finalizers?.length ?? 0) > 0) {
+    if (deletionHeld(ref, current)) {
       if (current.metadata.deletionTimestamp) return current;
-      const marked = structuredClone(current);
+      const marked = isNamespaces(ref) ? terminatingNamespace(current) : structuredClone(current);
       marked.metadata.deletionTimestamp = formatTime(this.#clock.now());
-      marked.metadata.deletionGracePeriodSeconds = 0;
+      if (!isNamespaces(ref)) marked.metadata.deletionGracePeriodSeconds = 0;
       marked.metadata.resourceVersion = String(++this.#rv);
       this.#put(ref, marked, current);
+      if (isNamespaces(ref)) this.#finishNamespace(marked.metadata.name ?? "");
       return marked;
     }
     this.#remove(ref, { ...current, metadata: { ...current.metadata, resourceVersion: String(++this.#rv) } });
@@ -647,6 +667,54 @@ export class FakeApi implements ResourceClient, ListWatcher, WriteSource {
     resource.objects.delete(keyOf(last));
     this.#emit({ rv: this.#rv, resource: resourceKey(ref), type: "DELETED", object: last });
     if (this.#gc && last.metadata.uid) this.#collect(last.metadata.uid);
+    if (ref.namespaced && last.metadata.namespace) this.#finishNamespace(last.metadata.namespace);
+  }
+
+  /**
+   * The namespace controller's work on a terminating Namespace: deletes its content (finalizers respected),
+   * and once none is left, removes its finalizer from the spec (the Namespace goes unless metadata
+   * finalizers still hold it). Runs again whenever content of a terminating Namespace goes.
+   */
+  #finishNamespace(name: string): void {
+    const namespaces = this.#resource(NAMESPACES).objects;
+    if (!namespaces.get(name)?.metadata.deletionTimestamp || this.#finishing.has(name)) return;
+    this.#finishing.add(name); // removals below come back here: the outer call finishes
+    let left = false;
+    try {
+      for (const r of [...this.#resources.values()].filter((r) => r.ref.namespaced)) {
+        for (const k of [...r.objects.keys()].filter((k) => k.startsWith(`${name}/`))) {
+          const live = r.objects.get(k);
+          if (live && this.#delete(r.ref, live)) left = true;
+        }
+      }
+    } finally {
+      this.#finishing.delete(name);
+    }
+    const ns = namespaces.get(name);
+    if (left || !ns || !deletionHeld(NAMESPACES, ns)) return;
+    const done = finalizedNamespace(ns);
+    if (sameJson(done, ns)) return;
+    done.metadata.resourceVersion = String(++this.#rv);
+    if (deletionHeld(NAMESPACES, done)) this.#put(NAMESPACES, done, ns);
+    else this.#remove(NAMESPACES, done);
+  }
+
+  /** 403 Forbidden for a create in a terminating Namespace, as the server's admission answers. */
+  #refuseInTerminating(ref: ResourceRef, namespace: string | undefined, name: string): void {
+    if (
+      namespace === undefined ||
+      !this.#resource(NAMESPACES).objects.get(namespace)?.metadata.deletionTimestamp
+    ) {
+      return;
+    }
+    throw apiError(
+      403,
+      "Forbidden",
+      `${ref.plural} "${name}" is forbidden: unable to create new content in namespace ${namespace} because ` +
+        "it is being terminated",
+      ref,
+      name,
+    );
   }
 
   /** Background garbage collection: dependents whose owners are all gone are deleted. */
@@ -697,6 +765,7 @@ export class FakeApi implements ResourceClient, ListWatcher, WriteSource {
       ...(dryRun ? {} : { resourceVersion: String(++this.#rv) }),
     };
     if (!ref.namespaced) delete metadata.namespace;
+    if (isNamespaces(ref)) obj = withNamespaceDefaults(obj);
     return { ...obj, apiVersion: obj.apiVersion ?? apiVersionOf(ref), kind: obj.kind ?? ref.kind, metadata };
   }
 

@@ -14,8 +14,9 @@ export interface TestEnvOptions {
    */
   readonly cacheDir?: string;
   /**
-   * Also run kube-controller-manager (garbage collector, namespace and service-account controllers), so
-   * owned objects are collected and namespaces deleted as in a real cluster.
+   * Also run kube-controller-manager (garbage collector, namespace, service-account and
+   * clusterrole-aggregation controllers), so owned objects are collected, namespaces deleted and the
+   * aggregated ClusterRoles (admin, edit, view) filled as in a real cluster.
    * @default {true}
    */
   readonly controllerManager?: boolean;

@@ -4,7 +4,14 @@
 import assert from "node:assert/strict";
 import { type ChangeInfo, Informer, type InformerOptions } from "../../lib/cache/mod.ts";
 import { loadWriteOrigins, runAsWriter, type WriteOrigin } from "../../lib/_internal/write_origin.ts";
-import { CONFIG_MAPS, type ConfigMap, type DeepReadonly, type KubeObject } from "../../lib/resources/mod.ts";
+import {
+  CONFIG_MAPS,
+  type ConfigMap,
+  type DeepReadonly,
+  type KubeObject,
+  type Namespace,
+  NAMESPACES,
+} from "../../lib/resources/mod.ts";
 import { WriteListeners } from "../../lib/client/mod.ts";
 import {
   FakeApi,
@@ -226,6 +233,49 @@ Deno.test("an answer that cannot be cached is logged, and the changes held for i
       lines.some((l) => l.msg === "Cannot take a write's answer into the cache"),
       JSON.stringify(lines),
     );
+  } finally {
+    stop.abort();
+    await done;
+  }
+});
+
+Deno.test("a Namespace held by spec.finalizers stays cached as terminating after its delete's answer", async () => {
+  const api = new FakeApi();
+  const source = new WriteListeners((error) => {
+    throw error;
+  });
+  const informer = new Informer<Namespace>(api, NAMESPACES, { writes: source });
+  const stop = new AbortController();
+  const done = informer.run({ signal: stop.signal });
+  try {
+    await informer.ready();
+    const [live] = api.seed(NAMESPACES, {
+      metadata: { name: "team" },
+      spec: { finalizers: ["kubernetes"] },
+      status: { phase: "Active" },
+    });
+    while (!informer.store.get("team")) await flush();
+    const end = source.start({
+      ref: NAMESPACES,
+      verb: "delete",
+      namespace: undefined,
+      name: "team",
+      subresource: undefined,
+      patchType: undefined,
+      body: { kind: "DeleteOptions", apiVersion: "v1" },
+    });
+    // kube-apiserver's answer (v1.37): the Namespace, marked and Terminating, held by the namespace
+    // controller's spec.finalizers; no metadata.finalizers and no deletionGracePeriodSeconds.
+    const rv = String(Number(live?.metadata.resourceVersion) + 1);
+    const answer = {
+      ...structuredClone(live),
+      metadata: { ...live?.metadata, resourceVersion: rv, deletionTimestamp: "2026-12-03T17:41:39Z" },
+      status: { phase: "Terminating" },
+    };
+    end?.({ ok: true, answer });
+    const cached = informer.store.get("team");
+    assert.equal(cached?.metadata.resourceVersion, rv, "the terminating Namespace is still cached");
+    assert.equal(cached?.status?.phase, "Terminating");
   } finally {
     stop.abort();
     await done;

@@ -73,3 +73,30 @@ Deno.test("a terminating object without the finalizer is left alone", async () =
   assert.deepEqual(calls, []);
   assert.deepEqual(recorder.events, []);
 });
+
+Deno.test("a cleanup that is not done yet keeps the finalizer without a Warning, and requeues", async () => {
+  const { api, obj, recorder, handlers } = setup();
+  await finalizer(api, CONFIG_MAPS, obj, F, handlers);
+  await api.delete(CONFIG_MAPS, "a", { namespace: "ns" });
+  let outside = 2; // e.g. a Namespace still being emptied: two more looks before it is gone
+  const waiting = {
+    ...handlers,
+    cleanup: () => Promise.resolve(--outside > 0 ? { requeueAfterMs: 5_000 } : undefined),
+  };
+  const first = await finalizer(api, CONFIG_MAPS, stored(api)!, F, waiting, { recorder });
+  assert.deepEqual(first, { requeueAfterMs: 5_000 }, "the clean-up's answer is returned");
+  assert.deepEqual(stored(api)?.metadata.finalizers, [F], "the object stays while the clean-up waits");
+  assert.deepEqual(recorder.events, [], "waiting is no failure: no event");
+  assert.equal(await finalizer(api, CONFIG_MAPS, stored(api)!, F, waiting, { recorder }), undefined);
+  assert.equal(stored(api), undefined, "done: the finalizer went and so did the object");
+  assert.deepEqual(recorder.reasons(), ["CleanedUp"]);
+});
+
+Deno.test("a cleanup resolving with nothing to requeue ({}) is done", async () => {
+  const { api, obj, handlers } = setup();
+  await finalizer(api, CONFIG_MAPS, obj, F, handlers);
+  await api.delete(CONFIG_MAPS, "a", { namespace: "ns" });
+  const done = { ...handlers, cleanup: () => Promise.resolve({ requeueAfterMs: 0 }) };
+  assert.equal(await finalizer(api, CONFIG_MAPS, stored(api)!, F, done), undefined);
+  assert.equal(stored(api), undefined);
+});

@@ -59,3 +59,24 @@ Deno.test("requestForController maps an owned object to its controller of the pr
   assert.deepEqual(requestForController(owned, CONFIG_MAPS), { namespace: "ns", name: "source" });
   assert.equal(requestForController(owned, DEPLOYMENTS), undefined);
 });
+
+Deno.test("setControllerReference refuses a namespaced owner in another namespace, which the GC reads as gone", () => {
+  // The garbage collector looks the owner up in the dependent's namespace; not finding it there, it
+  // deletes the dependent. A cluster-scoped owner may own objects in any namespace.
+  const elsewhere: ConfigMap = { metadata: { name: "copy", namespace: "other" } };
+  assert.throws(
+    () => setControllerReference(elsewhere, owner, CONFIG_MAPS),
+    (e: unknown) =>
+      e instanceof TypeError &&
+      /ConfigMap "source" in namespace "ns" cannot own an object in namespace "other"/.test(e.message),
+  );
+  const clusterOwner = { metadata: { name: "team", uid: "uid-t" } };
+  const team = { group: "example.com", version: "v1", plural: "teams", kind: "Team", namespaced: false };
+  assert.ok(isControlledBy(setControllerReference(elsewhere, clusterOwner, team), clusterOwner));
+  const sameNamespace = setControllerReference(
+    { metadata: { name: "copy", namespace: "ns" } },
+    owner,
+    CONFIG_MAPS,
+  );
+  assert.ok(isControlledBy(sameNamespace, owner));
+});

@@ -128,3 +128,31 @@ Deno.test("kube-controller-manager runs: default service accounts appear and own
     { message: "the dependent was not garbage-collected", timeoutMs: 60_000 },
   );
 });
+
+Deno.test("the aggregated ClusterRoles admin, edit and view get their rules, so bindings to them grant", async () => {
+  // Without kube-controller-manager's clusterrole-aggregation controller these stay empty and a
+  // RoleBinding to "admin" grants nothing (a controller that binds team admins cannot be tested).
+  for (const role of ["admin", "edit", "view"]) {
+    await eventually(
+      async () =>
+        (await kubectlOk(["get", "clusterrole", role, "-o", "jsonpath={.rules[*].verbs}"])) || undefined,
+      { message: `ClusterRole ${role} has no rules` },
+    );
+  }
+  await using ns = await createNamespace("cp-agg");
+  await kubectlOk([
+    "create",
+    "rolebinding",
+    "alice-admin",
+    "-n",
+    ns.name,
+    "--clusterrole=admin",
+    "--user=alice",
+  ]);
+  const can = (namespace: string) =>
+    kubectl(["auth", "can-i", "create", "deployments", "-n", namespace, "--as", "alice"]);
+  await eventually(async () => (await can(ns.name)).stdout.trim() === "yes" || undefined, {
+    message: "the admin binding grants nothing",
+  });
+  assert.equal((await can("default")).stdout.trim(), "no", "and only in its namespace");
+});

@@ -1,7 +1,7 @@
 // Command testenv runs a real, local Kubernetes control plane for kubeloop's
 // integration tests: embedded etcd, kube-apiserver and (optionally) a
-// kube-controller-manager limited to the garbage-collector, namespace and
-// serviceaccount controllers. With -workloads (the default) the
+// kube-controller-manager limited to the garbage-collector, namespace,
+// serviceaccount and clusterrole-aggregation controllers. With -workloads (the default) the
 // deployment and replicaset controllers, kube-scheduler and KWOK's simulated
 // nodes join them, so Pods run without a container runtime (workloads.go).
 // Everything listens on 127.0.0.1 only.

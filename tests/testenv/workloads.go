@@ -228,7 +228,11 @@ func (o *workloadOptions) clientArgs() []string {
 
 // kcmControllers is the kube-controller-manager --controllers list.
 func (o *workloadOptions) kcmControllers() string {
-	list := []string{"garbage-collector-controller", "namespace-controller", "serviceaccount-controller"}
+	list := []string{
+		"garbage-collector-controller", "namespace-controller", "serviceaccount-controller",
+		// Fills the aggregated ClusterRoles (admin, edit, view) that RoleBindings commonly name.
+		"clusterrole-aggregation-controller",
+	}
 	if o.enabled {
 		list = append(list, workloadControllers...)
 	}
