@@ -183,7 +183,7 @@ export { IndexedStore, type Indexers, type IndexFunc, NAMESPACE_INDEX, type Stor
 export type { StoreChange } from "./cache/store_writer.ts";
 export type { WriteOrigin } from "./_internal/write_origin.ts";
 export { compareResourceVersions } from "./cache/resource_version.ts";
-export type { InformerMetrics } from "./cache/informer_metrics.ts";
+export type { CacheSize, InformerMetrics } from "./cache/informer_metrics.ts";
 export { informerMetricsFor } from "./cache/informer_metrics_registry.ts";
 
 // The work queue.

@@ -314,6 +314,8 @@ export class Informer<T extends KubeObject = KubeObject> {
     });
     const resync = this.#startResync();
     const stopWrites = this.#observeWrites();
+    const store = this.#store;
+    const untrack = metrics.trackCache?.(resource, () => ({ objects: store.size, bytes: store.bytes }));
     try {
       for await (const raw of events) {
         if (raw.type === "init") metrics.relist(resource);
@@ -324,6 +326,7 @@ export class Informer<T extends KubeObject = KubeObject> {
       stopWrites();
       this.#writeThrough = undefined;
       resync?.cancel();
+      untrack?.();
       this.#running = false;
     }
   }

@@ -41,7 +41,7 @@ export {
   type SyncError,
   type SyncStatus,
 } from "./informer.ts";
-export { type InformerMetrics, noopInformerMetrics } from "./informer_metrics.ts";
+export { type CacheSize, type InformerMetrics, noopInformerMetrics } from "./informer_metrics.ts";
 export {
   type InformerScope,
   SharedInformerFactory,

@@ -1,5 +1,6 @@
 import type { DeepReadonly } from "../resources/deep_readonly.ts";
 import type { KubeObject } from "../resources/object.ts";
+import { jsonSize } from "./_json_size.ts";
 
 /** Computes the index values of an object (zero, one or several). Must be pure and fast. */
 export type IndexFunc<T extends KubeObject> = (object: DeepReadonly<T>) => readonly string[];
@@ -91,6 +92,7 @@ export class IndexedStore<T extends KubeObject> implements Store<T> {
   #items = new Map<string, DeepReadonly<T>>();
   readonly #indexers: Map<string, IndexFunc<T>>;
   #indexes = new Map<string, Map<string, Set<string>>>();
+  #bytes = 0;
 
   /** Creates an empty store with the built-in namespace index plus `indexers`. */
   constructor(indexers: Indexers<T> = {}) {
@@ -119,6 +121,14 @@ export class IndexedStore<T extends KubeObject> implements Store<T> {
 
   get size(): number {
     return this.#items.size;
+  }
+
+  /**
+   * About how many bytes the held objects take as JSON (see `jsonSize`), kept current on every write:
+   * what `kubeloop_informer_cache_bytes` reports. Not the heap they take.
+   */
+  get bytes(): number {
+    return this.#bytes;
   }
 
   byIndex(indexName: string, value: string): DeepReadonly<T>[] {
@@ -174,9 +184,13 @@ export class IndexedStore<T extends KubeObject> implements Store<T> {
   /** Inserts or replaces the object at `key`, keeping the indexes current. Returns the previous one. */
   set(key: string, object: DeepReadonly<T>): DeepReadonly<T> | undefined {
     const old = this.#items.get(key);
-    if (old) this.#unindex(key, old);
+    if (old) {
+      this.#unindex(key, old);
+      this.#bytes -= jsonSize(old);
+    }
     this.#items.set(key, object);
     this.#index(key, object);
+    this.#bytes += jsonSize(object);
     return old;
   }
 
@@ -186,6 +200,7 @@ export class IndexedStore<T extends KubeObject> implements Store<T> {
     if (!old) return undefined;
     this.#unindex(key, old);
     this.#items.delete(key);
+    this.#bytes -= jsonSize(old);
     return old;
   }
 
@@ -193,7 +208,12 @@ export class IndexedStore<T extends KubeObject> implements Store<T> {
   replace(items: Map<string, DeepReadonly<T>>): void {
     this.#items = items;
     for (const name of this.#indexers.keys()) this.#indexes.set(name, new Map());
-    for (const [key, object] of items) this.#index(key, object);
+    let bytes = 0;
+    for (const [key, object] of items) {
+      this.#index(key, object);
+      bytes += jsonSize(object);
+    }
+    this.#bytes = bytes;
   }
 
   #index(key: string, object: DeepReadonly<T>): void {
