@@ -164,6 +164,9 @@ export { WatchDeadlineError } from "./watch/watch_deadline_error.ts";
 export { WatchEndedEarlyError } from "./watch/watch_ended_early_error.ts";
 export { WatchIdleTimeoutError } from "./watch/watch_idle_timeout_error.ts";
 
+// Tracing: spans through the OpenTelemetry API when Deno exports them (OTEL_DENO=true).
+export { enableTracing, tracingEnabled } from "./trace/tracing.ts";
+
 // The cache.
 export {
   type ChangeInfo,
