@@ -47,6 +47,11 @@ export interface SpanOptions {
    * @default {false}
    */
   readonly root?: boolean;
+  /**
+   * A client span (a request to another service) rather than an internal one.
+   * @default {false}
+   */
+  readonly client?: boolean;
 }
 
 type Api = typeof OtelApi;
@@ -137,6 +142,7 @@ function start<R>(name: string, options: SpanOptions, fn: (span: OtelApi.Span) =
     ...(options.attributes ? { attributes: defined(options.attributes) } : {}),
     ...(options.links?.length ? { links: options.links.map((context) => ({ context })) } : {}),
     ...(options.root ? { root: true } : {}),
+    ...(options.client ? { kind: a.SpanKind.CLIENT } : {}),
   };
   return tracer!.startActiveSpan(name, apiOptions, a.context.active(), fn);
 }

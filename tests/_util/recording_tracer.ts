@@ -32,6 +32,8 @@ export interface RecordedSpan {
   readonly parentSpanId: string | undefined;
   readonly attributes: Record<string, AttributeValue>;
   readonly links: readonly Link[];
+  /** The API's SpanKind: 0 internal, 1 server, 2 client. */
+  readonly kind: number;
   readonly events: { name: string; attributes?: Attributes | undefined }[];
   status: SpanStatus;
   ended: boolean;
@@ -98,6 +100,7 @@ class RecordingTracer implements Tracer {
       parentSpanId: parent?.spanId,
       attributes: {},
       links: [...(options.links ?? [])],
+      kind: options.kind ?? 0,
       events: [],
       status: { code: 0 },
       ended: false,
