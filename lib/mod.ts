@@ -187,6 +187,7 @@ export type { StoreChange } from "./cache/store_writer.ts";
 export type { WriteOrigin } from "./_internal/write_origin.ts";
 export { compareResourceVersions } from "./cache/resource_version.ts";
 export type { CacheSize, InformerMetrics } from "./cache/informer_metrics.ts";
+export type { ChangeSource } from "./cache/change_source.ts";
 export { informerMetricsFor } from "./cache/informer_metrics_registry.ts";
 
 // The work queue.

@@ -32,6 +32,7 @@ export type {
 } from "../watch/mod.ts";
 export type { WriteOrigin } from "../_internal/write_origin.ts";
 export type { WriteSource } from "../client/write_listener.ts";
+export type { ChangeSource } from "./change_source.ts";
 export {
   type ChangeInfo,
   Informer,
