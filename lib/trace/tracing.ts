@@ -74,14 +74,13 @@ function registered(): boolean {
 /**
  * Loads the OpenTelemetry API if a tracer provider is registered with its global and makes kubeloop's
  * spans real; resolves whether tracing is on. Runs once when this module loads; call it again after
- * registering an SDK later.
+ * registering an SDK (or another tracer provider) later.
  */
 export async function enableTracing(): Promise<boolean> {
-  if (api === undefined && registered()) {
-    api = await import("npm:@opentelemetry/api@^1.10.0");
-    tracer = api.trace.getTracer("kubeloop", "0.1.0");
-  }
-  return api !== undefined;
+  if (!registered()) return api !== undefined;
+  api ??= await import("npm:@opentelemetry/api@^1.10.0");
+  tracer = api.trace.getTracer("kubeloop", "0.1.0");
+  return true;
 }
 
 await enableTracing();
