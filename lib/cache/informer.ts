@@ -331,7 +331,8 @@ export class Informer<T extends KubeObject = KubeObject> {
     const resync = this.#startResync();
     const stopWrites = this.#observeWrites();
     const store = this.#store;
-    const untrack = metrics.trackCache?.(resource, () => ({ objects: store.size, bytes: store.bytes }));
+    if (metrics.trackCache) store.measureBytes(); // only then does anyone read the bytes
+    const untrack = metrics.trackCache?.(resource, () => ({ objects: store.size, bytes: store.bytes ?? 0 }));
     try {
       for await (const raw of events) {
         if (raw.type === "init") metrics.relist(resource);

@@ -38,3 +38,21 @@ Deno.test("jsonSize of cached ConfigMaps is within 1 % of their JSON length", ()
     assert.ok(Math.abs(jsonSize(object) - exact) <= exact / 100, `${jsonSize(object)} vs ${exact}`);
   }
 });
+
+Deno.test("jsonSize walks an object nested as deep as the API server allows (10,000 levels) without recursion", () => {
+  let value: unknown = { leaf: "x" };
+  for (let i = 1; i < 10_000; i++) value = { a: value };
+  const list: unknown[] = [];
+  let inner = list;
+  for (let i = 1; i < 10_000; i++) inner.push(inner = []);
+  assert.equal(jsonSize(value), JSON.stringify(value).length);
+  assert.equal(jsonSize(list), JSON.stringify(list).length);
+});
+
+Deno.test("jsonSize agrees with JSON.stringify around the depth where the walk turns from recursion to a loop", () => {
+  for (const depth of [60, 63, 64, 65, 66, 70, 130]) {
+    let value: unknown = { leaf: [1, "two", { three: true, none: null, empty: [] }] };
+    for (let i = 1; i < depth; i++) value = i % 3 === 0 ? [value, { side: "x" }] : { a: value, b: i };
+    assert.equal(jsonSize(value), JSON.stringify(value).length, `depth ${depth}`);
+  }
+});

@@ -85,9 +85,14 @@ Deno.test("addIndexers builds a new index over the objects already held and keep
   assert.throws(() => store.addIndexers({ byTeam: () => [] }), TypeError);
 });
 
-Deno.test("bytes follows every set, overwrite, delete and replace: the sum of the held objects' JSON lengths", () => {
+Deno.test("once measured, bytes follows every set, overwrite, delete and replace: the held objects' JSON lengths", () => {
   const s = new IndexedStore<KubeObject>();
   const held = () => s.list().reduce((n, o) => n + JSON.stringify(o).length, 0);
+  s.set("ns/z", obj("z", "ns"));
+  assert.equal(s.bytes, undefined, "not measured until asked");
+  s.measureBytes();
+  assert.equal(s.bytes, held(), "what it held already is counted");
+  s.delete("ns/z");
   assert.equal(s.bytes, 0);
   s.set("ns/a", obj("a", "ns"));
   s.set("ns/b", obj("b", "ns", { app: "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb" }));
