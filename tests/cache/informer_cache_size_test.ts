@@ -121,3 +121,23 @@ Deno.test("the cache gauges pass the metrics checker (Prometheus' parser and pro
   assert.equal(result.code, 0, result.output);
   assert.match(registry.render(), /^# TYPE kubeloop_informer_cache_bytes gauge$/m);
 });
+
+Deno.test("attack: an object nested 10,000 deep is cached and measured; the informer with metrics keeps syncing", async () => {
+  let spec: unknown = { leaf: "x" };
+  for (let i = 1; i < 10_000; i++) spec = { a: spec };
+  const deep = cm("deep", "1", { data: undefined, spec });
+  const registry = new MetricsRegistry();
+  const body = new PushBody();
+  const inf = new Informer(new PushScript([page([deep], "10")], [body]), configMaps, {
+    initialList: "paged",
+    metrics: informerMetricsFor(registry),
+  });
+  const ac = new AbortController();
+  const done = inf.run({ signal: ac.signal });
+  await inf.ready();
+  await body.push(line("MODIFIED", { ...deep, metadata: { ...deep.metadata, resourceVersion: "11" } }));
+  assert.equal(inf.store.get("ns/deep")?.metadata.resourceVersion, "11");
+  assert.deepEqual(read(registry), expected([inf.store.get("ns/deep") as KubeObject]));
+  ac.abort();
+  await done;
+});
