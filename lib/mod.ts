@@ -164,6 +164,9 @@ export { WatchDeadlineError } from "./watch/watch_deadline_error.ts";
 export { WatchEndedEarlyError } from "./watch/watch_ended_early_error.ts";
 export { WatchIdleTimeoutError } from "./watch/watch_idle_timeout_error.ts";
 
+// Tracing: spans through the OpenTelemetry API when Deno exports them (OTEL_DENO=true).
+export { enableTracing, tracingEnabled } from "./trace/tracing.ts";
+
 // The cache.
 export {
   type ChangeInfo,
@@ -183,7 +186,8 @@ export { IndexedStore, type Indexers, type IndexFunc, NAMESPACE_INDEX, type Stor
 export type { StoreChange } from "./cache/store_writer.ts";
 export type { WriteOrigin } from "./_internal/write_origin.ts";
 export { compareResourceVersions } from "./cache/resource_version.ts";
-export type { InformerMetrics } from "./cache/informer_metrics.ts";
+export type { CacheSize, InformerMetrics } from "./cache/informer_metrics.ts";
+export type { ChangeSource } from "./cache/change_source.ts";
 export { informerMetricsFor } from "./cache/informer_metrics_registry.ts";
 
 // The work queue.

@@ -240,6 +240,23 @@ need_plane=false
 for f in "${files[@]}"; do
   case "$f" in tests/integration/*|tests/e2e/*) need_plane=true ;; esac
 done
+# The tracing tests send spans to a real OpenTelemetry Collector (tests/otelcol); build it once, up front.
+for f in "${files[@]}"; do
+  case "$f" in
+    tests/integration/tracing_*)
+      if [ -z "${KUBELOOP_OTELCOL:-}" ]; then
+        echo "== building the OpenTelemetry Collector (cached after the first build)"
+        if oc="$(bash tests/otelcol/build.sh | tail -n 1)" && [ -n "$oc" ]; then
+          export KUBELOOP_OTELCOL="$oc"
+        else
+          fail "building the OpenTelemetry Collector (tests/otelcol/build.sh)"
+        fi
+      fi
+      break
+      ;;
+  esac
+done
+
 plane_ok=true
 if $need_plane; then
   start_control_plane || plane_ok=false

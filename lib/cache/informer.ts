@@ -10,6 +10,8 @@ import { WatchDecodeError } from "../watch/watch_decode_error.ts";
 import { watcher, type WatcherOptions } from "../watch/watcher.ts";
 import type { WatcherEvent } from "../watch/watcher_event.ts";
 import { changeStream } from "./_change_stream.ts";
+import { emitTraced } from "./_change_spans.ts";
+import type { ChangeSource } from "./change_source.ts";
 import { RetryPolicy } from "./_retry_policy.ts";
 import { resourceName } from "./resource_name.ts";
 import { WriteThrough } from "./_write_through.ts";
@@ -27,11 +29,14 @@ export interface ChangeInfo {
    * for changes anyone else made, or that a write made together with someone else's.
    */
   readonly origin?: WriteOrigin | undefined;
+  /** What brought the change; informers that do not say (fakes) leave it out. */
+  readonly source?: ChangeSource | undefined;
 }
 
 /**
  * Callbacks for cache changes, with the cached (shared, read-only) objects. Exceptions (and rejected
- * promises) are logged and never stop the informer.
+ * promises) are logged and never stop the informer. While tracing is on (see lib/trace), each call runs
+ * inside the span of the watch event, list or resync that brought it.
  */
 export interface InformerHandler<T extends KubeObject> {
   /** A new object, or every cached object when subscribing after the first sync. */
@@ -105,7 +110,16 @@ export interface InformerOptions<T extends KubeObject>
   readonly writes?: WriteSource | false;
 }
 
-type Listener<T extends KubeObject> = (change: StoreChange<T>) => void;
+type Listener<T extends KubeObject> = (change: StoreChange<T>, source: ChangeSource) => void;
+
+/** One shared info object per source for changes nobody's write made, so delivering them allocates nothing. */
+const INFO: Readonly<Record<ChangeSource, ChangeInfo>> = Object.freeze({
+  list: Object.freeze({ source: "list" }),
+  relist: Object.freeze({ source: "relist" }),
+  watch: Object.freeze({ source: "watch" }),
+  resync: Object.freeze({ source: "resync" }),
+  write: Object.freeze({ source: "write" }),
+});
 
 /** The last list or watch failure of an informer. */
 export interface SyncError {
@@ -188,6 +202,8 @@ export class Informer<T extends KubeObject = KubeObject> {
   readonly #transformedItems = new WeakSet<T>();
   #running = false;
   #writeThrough: WriteThrough<T> | undefined;
+  /** The source of the change being handed to read-your-writes right now (see #changed). */
+  #passing: ChangeSource | undefined;
   #lastError: SyncError | undefined;
   #loggedFailure = "";
 
@@ -240,9 +256,9 @@ export class Informer<T extends KubeObject = KubeObject> {
    * sync first receives `onAdd` for every cached object, so late subscribers miss nothing.
    */
   subscribe(handler: InformerHandler<T>): () => void {
-    const listener: Listener<T> = (change) => this.#deliver(handler, change);
+    const listener: Listener<T> = (change, source) => this.#deliver(handler, change, source);
     if (this.hasSynced()) {
-      for (const object of this.store.list()) listener({ type: "add", object });
+      for (const object of this.store.list()) listener({ type: "add", object }, "list");
     }
     this.#listeners.add(listener);
     const recovered = handler.onRecovered?.bind(handler);
@@ -314,16 +330,24 @@ export class Informer<T extends KubeObject = KubeObject> {
     });
     const resync = this.#startResync();
     const stopWrites = this.#observeWrites();
+    const store = this.#store;
+    if (metrics.trackCache) store.measureBytes(); // only then does anyone read the bytes
+    const untrack = metrics.trackCache?.(resource, () => ({ objects: store.size, bytes: store.bytes ?? 0 }));
     try {
       for await (const raw of events) {
         if (raw.type === "init") metrics.relist(resource);
         if (raw.type === "initDone") this.#listed();
-        for (const change of this.#writer.apply(this.#transformEvent(raw))) this.#changed(change);
+        const source = raw.type === "initDone" ? (this.hasSynced() ? "relist" : "list") : "watch";
+        const changes = this.#writer.apply(this.#transformEvent(raw));
+        if (changes.length > 0) {
+          emitTraced(resource, source, changes, (change) => this.#changed(change, source));
+        }
       }
     } finally {
       stopWrites();
       this.#writeThrough = undefined;
       resync?.cancel();
+      untrack?.();
       this.#running = false;
     }
   }
@@ -381,7 +405,12 @@ export class Informer<T extends KubeObject = KubeObject> {
     let timer: Timer;
     const tick = () => {
       if (this.hasSynced()) {
-        for (const object of this.store.list()) this.#emit({ type: "update", oldObject: object, object });
+        const changes = this.store.list().map((object) => ({
+          type: "update" as const,
+          oldObject: object,
+          object,
+        }));
+        emitTraced(this.#resource, "resync", changes, (change) => this.#emit(change, "resync"));
       }
       timer = this.#clock.setTimer(tick, period);
     };
@@ -428,7 +457,9 @@ export class Informer<T extends KubeObject = KubeObject> {
       metadataOnly: o.metadataOnly,
       writer: this.#writer,
       transform: (object) => this.#transform(object),
-      emit: (change) => this.#emit(change),
+      // Changes it hands on at once come from #changed (their source is known); those it held for a write
+      // in flight, and the writes' own, come later: "write".
+      emit: (change) => this.#emit(change, this.#passing ?? "write"),
       onError: (error) =>
         this.#logger.error("Cannot take a write's answer into the cache", {
           error: error instanceof Error ? error.message : String(error),
@@ -439,29 +470,35 @@ export class Informer<T extends KubeObject = KubeObject> {
   }
 
   /** A change from the watch or a list: through read-your-writes (which may hold it), else handed on. */
-  #changed(change: StoreChange<T>): void {
-    if (this.#writeThrough) this.#writeThrough.changed(change);
-    else this.#emit(change);
+  #changed(change: StoreChange<T>, source: ChangeSource): void {
+    if (!this.#writeThrough) return this.#emit(change, source);
+    this.#passing = source;
+    try {
+      this.#writeThrough.changed(change);
+    } finally {
+      this.#passing = undefined;
+    }
   }
 
-  #emit(change: StoreChange<T>): void {
-    for (const listener of this.#listeners) listener(change);
+  #emit(change: StoreChange<T>, source: ChangeSource): void {
+    for (const listener of this.#listeners) listener(change, source);
   }
 
-  #deliver(handler: InformerHandler<T>, change: StoreChange<T>): void {
+  #deliver(handler: InformerHandler<T>, change: StoreChange<T>, source: ChangeSource): void {
     try {
       let result: void | Promise<void>;
       switch (change.type) {
         case "add":
-          result = handler.onAdd?.(change.object, { origin: change.origin });
+          result = handler.onAdd?.(change.object, this.#info(change, source));
           break;
         case "update":
-          result = handler.onUpdate?.(change.oldObject, change.object, { origin: change.origin });
+          result = handler.onUpdate?.(change.oldObject, change.object, this.#info(change, source));
           break;
         case "delete":
           result = handler.onDelete?.(change.object, {
             finalStateUnknown: change.finalStateUnknown,
             origin: change.origin,
+            source,
           });
           break;
       }
@@ -469,6 +506,10 @@ export class Informer<T extends KubeObject = KubeObject> {
     } catch (error) {
       this.#handlerFailed(change, error);
     }
+  }
+
+  #info(change: StoreChange<T>, source: ChangeSource): ChangeInfo {
+    return change.origin === undefined ? INFO[source] : { origin: change.origin, source };
   }
 
   #handlerFailed(change: StoreChange<T>, error: unknown): void {

@@ -32,6 +32,7 @@ export type {
 } from "../watch/mod.ts";
 export type { WriteOrigin } from "../_internal/write_origin.ts";
 export type { WriteSource } from "../client/write_listener.ts";
+export type { ChangeSource } from "./change_source.ts";
 export {
   type ChangeInfo,
   Informer,
@@ -41,7 +42,7 @@ export {
   type SyncError,
   type SyncStatus,
 } from "./informer.ts";
-export { type InformerMetrics, noopInformerMetrics } from "./informer_metrics.ts";
+export { type CacheSize, type InformerMetrics, noopInformerMetrics } from "./informer_metrics.ts";
 export {
   type InformerScope,
   SharedInformerFactory,

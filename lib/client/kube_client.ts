@@ -9,7 +9,7 @@ import { borrowedTransport, OwnedTransports, type TransportSource } from "./owne
 import { type PathParts, resourcePath, selectorQuery, writeQuery } from "./paths.ts";
 import { noopRequestMetrics } from "./request_metrics.ts";
 import type { ResourceClient } from "./resource_client.ts";
-import { jsonBody, type RequestBody, RequestPipeline } from "./request_pipeline.ts";
+import { type ApiRequest, jsonBody, type RequestBody, RequestPipeline } from "./request_pipeline.ts";
 import { TokenBucket } from "./token_bucket.ts";
 import { type WriteListener, WriteListeners, type WriteSource, type WriteStart } from "./write_listener.ts";
 import type {
@@ -129,7 +129,7 @@ export class KubeClient implements ResourceClient, WriteSource, AsyncDisposable 
     options: ObjectOptions = {},
   ): Promise<T> {
     const path = resourcePath(ref, { namespace: this.#ns(ref, options.namespace), name });
-    return await this.#json<T>("GET", path, undefined, undefined, options.signal);
+    return await this.#json<T>("GET", path, undefined, undefined, options.signal, op("get", ref));
   }
 
   /**
@@ -161,6 +161,7 @@ export class KubeClient implements ResourceClient, WriteSource, AsyncDisposable 
       signal: options.signal,
       stream: false,
       accept: options.metadataOnly ? METADATA_LIST : undefined,
+      operation: op("list", ref),
     });
     // Item by item: a large list never exists as one string next to its objects.
     const transformItem = options.transformItem;
@@ -235,7 +236,8 @@ export class KubeClient implements ResourceClient, WriteSource, AsyncDisposable 
         body,
       },
       options.dryRun,
-      () => this.#json<T>("POST", path, writeQuery(options), jsonBody(body), options.signal),
+      () =>
+        this.#json<T>("POST", path, writeQuery(options), jsonBody(body), options.signal, op("create", ref)),
     );
   }
 
@@ -289,7 +291,15 @@ export class KubeClient implements ResourceClient, WriteSource, AsyncDisposable 
         body: patch,
       },
       options.dryRun,
-      () => this.#json<T>("PATCH", resourcePath(ref, parts), query, body, options.signal),
+      () =>
+        this.#json<T>(
+          "PATCH",
+          resourcePath(ref, parts),
+          query,
+          body,
+          options.signal,
+          op(options.type === "apply" ? "apply" : "patch", ref, options.subresource),
+        ),
     );
   }
 
@@ -309,6 +319,7 @@ export class KubeClient implements ResourceClient, WriteSource, AsyncDisposable 
         body: jsonBody(body),
         signal: options.signal,
         stream: false,
+        operation: op("delete", ref),
       });
       if (this.#writes.size === 0) return await discardBody(res, false);
       // The answer (the object while finalizers keep it, else a Status) goes to the write listeners.
@@ -341,6 +352,7 @@ export class KubeClient implements ResourceClient, WriteSource, AsyncDisposable 
       signal: options.signal,
       stream: true,
       accept: options.metadataOnly ? METADATA_OBJECT : undefined,
+      operation: op("watch", ref),
     });
     return res.body;
   }
@@ -369,7 +381,14 @@ export class KubeClient implements ResourceClient, WriteSource, AsyncDisposable 
       { ...parts, ref, verb: "replace", patchType: undefined, body },
       options.dryRun,
       () =>
-        this.#json<T>("PUT", resourcePath(ref, parts), writeQuery(options), jsonBody(body), options.signal),
+        this.#json<T>(
+          "PUT",
+          resourcePath(ref, parts),
+          writeQuery(options),
+          jsonBody(body),
+          options.signal,
+          op("update", ref, sub),
+        ),
     );
   }
 
@@ -390,9 +409,9 @@ export class KubeClient implements ResourceClient, WriteSource, AsyncDisposable 
     query: URLSearchParams | undefined,
     body: RequestBody | undefined,
     signal: AbortSignal | undefined,
-    accept?: string,
+    operation?: ApiRequest["operation"],
   ): Promise<T> {
-    const res = await this.#pipeline.send({ method, path, query, body, signal, stream: false, accept });
+    const res = await this.#pipeline.send({ method, path, query, body, signal, stream: false, operation });
     const text = await res.text();
     try {
       return JSON.parse(text) as T;
@@ -406,4 +425,10 @@ export class KubeClient implements ResourceClient, WriteSource, AsyncDisposable 
 function withTypeMeta<T extends KubeObject>(ref: ResourceRef, obj: T): T {
   if (obj.apiVersion !== undefined && obj.kind !== undefined) return obj;
   return { apiVersion: apiVersionOf(ref), kind: ref.kind, ...obj };
+}
+
+/** A request's verb and resource ("apps/v1/deployments", "v1/pods/status"), for its span. */
+function op(verb: string, ref: ResourceRef, subresource?: string): ApiRequest["operation"] {
+  const resource = `${ref.group ? `${ref.group}/` : ""}${ref.version}/${ref.plural}`;
+  return { verb, resource: subresource ? `${resource}/${subresource}` : resource };
 }

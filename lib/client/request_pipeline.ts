@@ -8,6 +8,7 @@ import type { TransportSource } from "./owned_transports.ts";
 import type { RequestMetrics } from "./request_metrics.ts";
 import type { TokenBucket } from "./token_bucket.ts";
 import type { WriteFence } from "./client_options.ts";
+import { inSpan, type TraceSpan, tracingEnabled } from "../trace/tracing.ts";
 
 /** A request body with its media type. */
 export interface RequestBody {
@@ -35,6 +36,12 @@ export interface ApiRequest {
    * @default {"application/json"}
    */
   readonly accept?: string | undefined;
+  /**
+   * What the request does, for its span: a Kubernetes verb ("get", "list", "watch", "create", "update",
+   * "patch", "apply", "delete") and the resource ("apps/v1/deployments", "v1/pods/status").
+   * @default {the method, no resource}
+   */
+  readonly operation?: { readonly verb: string; readonly resource: string } | undefined;
 }
 
 /** What the pipeline needs; the KubeClient resolves every default before building it. */
@@ -63,6 +70,10 @@ export interface RequestPipelineOptions {
  *   `maxRetryWaitMs`), at most `maxRetries` times;
  * - any other non-2xx answer: an ApiError built from the server's Status.
  * Bodies of answers that are retried are drained when small, so their connection is reused.
+ * While tracing is on, each request is one span (`<verb> <resource>`, a child of the span active at the
+ * call, e.g. a reconcile's) from the rate limiter to the final response head, with the method, verb,
+ * resource, server, final status code and the number of times it was sent again; never the path, a
+ * body or a header.
  */
 export class RequestPipeline {
   readonly #o: RequestPipelineOptions;
@@ -78,7 +89,23 @@ export class RequestPipeline {
    * Sends `req` and resolves with its 2xx response, whose body the caller must read or cancel.
    * @throws {ApiError} for other answers, or the transport's error, or the abort reason.
    */
-  async send(req: ApiRequest): Promise<HttpResponse> {
+  send(req: ApiRequest): Promise<HttpResponse> {
+    if (!tracingEnabled()) return this.#send(req, undefined);
+    const op = req.operation;
+    const server = this.#o.config.server;
+    return inSpan(op ? `${op.verb} ${op.resource}` : req.method, {
+      client: true,
+      attributes: {
+        "http.request.method": req.method,
+        "kubeloop.verb": op?.verb,
+        "kubeloop.resource": op?.resource,
+        "server.address": server.hostname,
+        "server.port": Number(server.port) || (server.protocol === "https:" ? 443 : 80),
+      },
+    }, (span) => this.#send(req, span));
+  }
+
+  async #send(req: ApiRequest, span: TraceSpan | undefined): Promise<HttpResponse> {
     const { method, path, body, signal, stream } = req;
     const o = this.#o;
     const qs = req.query?.toString();
@@ -118,6 +145,8 @@ export class RequestPipeline {
         throw err;
       }
       this.#observe(method, String(res.status), started);
+      span?.setAttribute("http.response.status_code", res.status);
+      if (attempt > 0) span?.setAttribute("http.request.resend_count", attempt);
       if (res.status >= 200 && res.status < 300) return res;
       if (res.status === 401 && !authRetried) {
         authRetried = true;

@@ -5,7 +5,10 @@ import { queueMetricsFor } from "../queue/queue_metrics_registry.ts";
 import { RateLimitingQueue } from "../queue/mod.ts";
 import { type Clock, systemClock, type Timer } from "../time/clock.ts";
 import { terminatingForMs } from "./finalizers.ts";
-import type { InformerScope } from "../cache/mod.ts";
+import { type ChangeInfo, type InformerScope, resourceName } from "../cache/mod.ts";
+import { activeSpanContext, tracingEnabled } from "../trace/tracing.ts";
+import { traceReconcile } from "./_reconcile_span.ts";
+import { describeReason, ReasonBook, type ReconcileTrigger } from "./reconcile_reason.ts";
 import type { DeepReadonly } from "../resources/deep_readonly.ts";
 import type { ControllerOptions, OwnsSource, PrimarySource } from "./controller_options.ts";
 import {
@@ -115,6 +118,8 @@ export class Controller<T extends KubeObject = KubeObject> {
   #started = false;
   /** Tags this controller's writes (compared by identity). */
   readonly #writer = {};
+  #reasons = new ReasonBook();
+  readonly #primaryResource: string;
 
   /**
    * Takes the informer of each source from `informers` (usually a `SharedInformerFactory`) and subscribes
@@ -144,20 +149,23 @@ export class Controller<T extends KubeObject = KubeObject> {
     const scope = (s: InformerScope): InformerScope => scopeOf(s, o.namespace);
     const primary: PrimarySource<T> = "ref" in o.for ? o.for : { ref: o.for };
     this.#primaryPredicates = o.predicates ?? [];
+    this.#primaryResource = resourceName(primary.ref);
     this.primary = this.#watch<T>(
       informers.informer<T>(primary.ref, scope(primary)),
+      this.#primaryResource,
       this.#primaryPredicates,
       (obj) => [requestFor(obj)],
     );
     for (const owned of o.owns ?? []) {
       const source: OwnsSource = "ref" in owned ? owned : { ref: owned };
-      this.#watch(informers.informer(source.ref, scope(source)), source.predicates ?? [], (obj) => {
+      const resource = resourceName(source.ref);
+      this.#watch(informers.informer(source.ref, scope(source)), resource, source.predicates ?? [], (obj) => {
         const request = requestForController(obj, primary.ref);
         return request ? [request] : [];
       });
     }
     for (const w of o.watches ?? []) {
-      this.#watch(informers.informer(w.ref, scope(w)), w.predicates ?? [], w.map);
+      this.#watch(informers.informer(w.ref, scope(w)), resourceName(w.ref), w.predicates ?? [], w.map);
     }
     this.#metrics.maxConcurrentReconciles(this.#workers);
     this.#metrics.activeWorkers(0);
@@ -185,7 +193,13 @@ export class Controller<T extends KubeObject = KubeObject> {
 
   /** Adds a request to the queue; a request without a name is a TypeError. */
   enqueue(request: ReconcileRequest): void {
-    this.queue.add(requestKey(request));
+    this.#add(requestKey(request), { type: "enqueue" });
+  }
+
+  /** Queues `key`, noting why (the reconcile's log lines and span name the first reason and count them). */
+  #add(key: string, trigger: ReconcileTrigger, link = activeSpanContext()): void {
+    this.#reasons.note(key, trigger, this.#clock.now(), link);
+    this.queue.add(key);
   }
 
   /**
@@ -234,8 +248,10 @@ export class Controller<T extends KubeObject = KubeObject> {
       // Informers replay their cache as adds to new subscribers, through the predicates; this pass covers
       // informers that do not (fakes), with the same predicates: a filtered-out object is not reconciled.
       for (const object of this.primary.store.list()) {
+        const key = requestKey(requestFor(object));
+        if (this.#reasons.pending(key)) continue; // the informer's replay queued it already
         if (this.#primaryPredicates.every((p) => p({ type: "add", object }))) {
-          this.enqueue(requestFor(object));
+          this.#add(key, this.#changed("initial list", this.#primaryResource, object));
         }
       }
       this.#logger.info("Starting workers", { workers: this.#workers });
@@ -292,11 +308,13 @@ export class Controller<T extends KubeObject = KubeObject> {
 
   #watch<S extends KubeObject>(
     informer: InformerLike<S>,
+    resource: string,
     predicates: Predicate<S>[],
     map: (obj: DeepReadonly<S>) => ReconcileRequest[],
   ): InformerLike<S> {
     this.#informers.push(informer as unknown as InformerLike);
-    const trigger = (event: TriggerEvent<S>, origin: WriteOrigin | undefined) => {
+    const trigger = (event: TriggerEvent<S>, info: ChangeInfo | undefined) => {
+      const origin = info?.origin;
       try {
         if (!predicates.every((p) => p(event))) return;
         const objects = event.type === "update" ? [event.oldObject, event.object] : [event.object];
@@ -304,19 +322,23 @@ export class Controller<T extends KubeObject = KubeObject> {
         const keys = new Set(objects.flatMap((obj) => map(obj).map(requestKey)));
         // The doing of our own reconcile of that key alone: it knows already (read-your-writes).
         if (origin?.writer === this.#writer) keys.delete(origin.key);
-        for (const key of keys) this.queue.add(key);
+        if (keys.size === 0) return;
+        const why = this.#changed(triggerType(event.type, info), resource, event.object);
+        const link = activeSpanContext();
+        for (const key of keys) this.#add(key, why, link);
       } catch (error) {
         this.#logger.error("Cannot map an informer event to requests", { error, event: event.type });
       }
     };
     this.#unsubscribe.push(informer.subscribe({
-      onAdd: (object, info) => trigger({ type: "add", object }, info?.origin),
-      onUpdate: (oldObject, object, info) => trigger({ type: "update", oldObject, object }, info?.origin),
-      onDelete: (object, info) => trigger({ type: "delete", object }, info?.origin),
+      onAdd: (object, info) => trigger({ type: "add", object }, info),
+      onUpdate: (oldObject, object, info) => trigger({ type: "update", oldObject, object }, info),
+      onDelete: (object, info) => trigger({ type: "delete", object }, info),
       // Reconciles that failed while the server was away are retried now, not after their backoff,
       // which grew all the while (up to as long again as the outage lasted).
       onRecovered: () => {
         const retried = this.queue.retryNow();
+        this.#reasons.dueNow(["requeue after error", "requeue"], this.#clock.now());
         if (retried > 0) {
           this.#logger.info("API server reachable again; retrying failed reconciles now", { retried });
         }
@@ -341,8 +363,18 @@ export class Controller<T extends KubeObject = KubeObject> {
     }
   }
 
+  /** The trigger of a change to `object` of `resource`. */
+  #changed(
+    type: "add" | "update" | "delete" | "initial list" | "relist" | "resync",
+    resource: string,
+    object: DeepReadonly<KubeObject>,
+  ): ReconcileTrigger {
+    return { type, resource, key: objectKey(object), resourceVersion: object.metadata.resourceVersion };
+  }
+
   async #process(key: string): Promise<void> {
-    const logger = this.#logger.child({ key });
+    const reason = this.#reasons.take(key, this.#clock.now(), this.queue.dueAt(key) !== undefined);
+    const logger = this.#logger.child({ key, reason: describeReason(reason) });
     const ctl = new AbortController();
     const onHardStop = () => ctl.abort(this.#hardStop.signal.reason);
     if (this.#hardStop.signal.aborted) onHardStop();
@@ -359,13 +391,22 @@ export class Controller<T extends KubeObject = KubeObject> {
       const retries = this.queue.numRequeues(key);
       const context = { signal: ctl.signal, logger, key, retries };
       const origin: WriteOrigin = { writer: this.#writer, name: this.name, key };
-      const action = await runAsWriter(origin, () => this.#reconcile(splitKey(key), context));
+      const run = () => runAsWriter(origin, () => this.#reconcile(splitKey(key), context));
+      const action = tracingEnabled()
+        ? await traceReconcile(
+          { controller: this.name, key, retries, queueWaitSeconds: (started - reason.atMs) / 1000 },
+          reason,
+          run,
+        )
+        : await run();
       if (action?.requeueAfterMs !== undefined && action.requeueAfterMs > 0) {
         this.queue.forget(key);
         this.queue.addAfter(key, action.requeueAfterMs);
+        this.#scheduled(key, { type: "requeueAfter", afterMs: action.requeueAfterMs });
         result = "requeue_after";
       } else if (action?.requeue) {
         this.queue.addRateLimited(key);
+        this.#scheduled(key, { type: "requeue" });
         result = "requeue";
       } else {
         this.queue.forget(key);
@@ -373,13 +414,37 @@ export class Controller<T extends KubeObject = KubeObject> {
       }
     } catch (error) {
       this.queue.addRateLimited(key);
+      this.#scheduled(key, { type: "requeue after error" });
       result = "error";
       logger.error("Reconciler error", { error, retries: this.queue.numRequeues(key) });
     } finally {
       timer?.cancel();
       this.#hardStop.signal.removeEventListener("abort", onHardStop);
     }
-    this.#metrics.reconciled(result, (this.#clock.now() - started) / 1000);
+    const seconds = (this.#clock.now() - started) / 1000;
+    this.#metrics.reconciled(result, seconds);
+    logger.debug("Reconciled", { result, durationMs: Math.round(seconds * 1000) });
+  }
+
+  /** Notes the requeue of `key` just handed to the queue, due when the queue says. */
+  #scheduled(key: string, trigger: ReconcileTrigger): void {
+    this.#reasons.schedule(key, trigger, this.queue.dueAt(key) ?? this.#clock.now());
+  }
+}
+
+/** The kind of trigger a change is: where it came from for lists and resyncs, else its type. */
+function triggerType(
+  type: TriggerEvent["type"],
+  info: ChangeInfo | undefined,
+): "add" | "update" | "delete" | "initial list" | "relist" | "resync" {
+  switch (info?.source) {
+    case "list":
+      return "initial list";
+    case "relist":
+    case "resync":
+      return info.source;
+    default:
+      return type;
   }
 }
 

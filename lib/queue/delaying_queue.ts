@@ -58,6 +58,11 @@ export class DelayingQueue<T = string> extends WorkQueue<T> {
     return true;
   }
 
+  /** When `item` will be added (clock time, ms), if `addAfter` scheduled it and it has not been added yet. */
+  dueAt(item: T): number | undefined {
+    return this.#due.get(item)?.at;
+  }
+
   /** The number of items scheduled by `addAfter` and not yet added. */
   get scheduled(): number {
     return this.#due.size;

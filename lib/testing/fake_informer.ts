@@ -76,11 +76,12 @@ export class FakeInformer<T extends KubeObject = KubeObject> implements Informer
     for (const w of this.#waiters.splice(0)) w();
   }
 
-  /** Caches `obj` as new and calls `onAdd`. */
+  /** Caches `obj` as new and calls `onAdd` (as part of the initial list until `sync()`, then as a watch event). */
   add(obj: T): void {
     const stored = this.#cache(obj);
     this.store.set(objectKey(stored), stored);
-    for (const h of this.#handlers) void h.onAdd?.(stored);
+    const info = { source: this.#synced ? "watch" : "list" } as const;
+    for (const h of this.#handlers) void h.onAdd?.(stored, info);
   }
 
   /** Replaces the cached object of the same key and calls `onUpdate(old, new)`; throws when it is missing. */
@@ -90,7 +91,7 @@ export class FakeInformer<T extends KubeObject = KubeObject> implements Informer
     if (!old) throw new Error(`FakeInformer: update of "${key}", which is not cached`);
     const stored = this.#cache(obj);
     this.store.set(key, stored);
-    for (const h of this.#handlers) void h.onUpdate?.(old, stored);
+    for (const h of this.#handlers) void h.onUpdate?.(old, stored, { source: "watch" });
   }
 
   /** Tells subscribers (`onRecovered`) that the informer reached the API server again after failing. */
@@ -102,7 +103,7 @@ export class FakeInformer<T extends KubeObject = KubeObject> implements Informer
   remove(obj: T): void {
     const stored = this.#cache(obj);
     this.store.delete(objectKey(stored));
-    for (const h of this.#handlers) void h.onDelete?.(stored, { finalStateUnknown: false });
+    for (const h of this.#handlers) void h.onDelete?.(stored, { finalStateUnknown: false, source: "watch" });
   }
 
   /** `obj` as a cached object: a frozen copy (by default), typed read-only like a real informer's. */

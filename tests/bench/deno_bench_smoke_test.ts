@@ -67,6 +67,21 @@ Deno.test("smoke: bench/queue_bench.ts times every queue case at the size it was
   ]);
 });
 
+Deno.test("smoke: bench/tracing_bench.ts times the span helpers and the reconcile loop, off and on", async () => {
+  const run = await benchFile("bench/tracing_bench.ts");
+  assertBenchRows(run, [
+    "direct async call",
+    "inSpan(name, options, fn)",
+    "direct sync call",
+    "inSpanSync(name, options, fn)",
+    "activeSpanContext()",
+    "tracing off",
+    "tracing on, the API's no-op tracer (no SDK)",
+    "tracing on, every span recorded in memory",
+  ]);
+  assert.match(run.stdout, /^group reconcile loop, 50 keys/m, "the loop has KUBELOOP_BENCH_N keys");
+});
+
 Deno.test("smoke: bench/watch_bench.ts times the decoders against JSON.parse per line", async () => {
   const run = await benchFile("bench/watch_bench.ts");
   assertBenchRows(run, [

@@ -57,6 +57,36 @@ Deno.test("smoke: bench/chain_check_bench.ts --medians 5 prints the median of ev
   assert.equal(lines.length, 4, run.stdout);
 });
 
+Deno.test("smoke: bench/tracing_bench.ts --medians 3 against another lib/ prints every median and the ratio", async () => {
+  // This tree's own lib/ stands in for "another tree's": what is checked is that the comparison runs.
+  const run = await runBench(deno, [
+    "run",
+    "--allow-env",
+    "--allow-read",
+    "bench/tracing_bench.ts",
+    "--medians",
+    "3",
+  ], { env: { KUBELOOP_BENCH_N: "20", KUBELOOP_BENCH_LIB: "lib/" } });
+  assertExitedCleanly(run);
+  assert.match(run.stdout, /^3 interleaved rounds of 20 reconciles \(medians\):$/m);
+  for (
+    const name of [
+      "this tree, tracing off",
+      "KUBELOOP_BENCH_LIB",
+      "tracing on, the API's no-op tracer",
+      "tracing on, every span recorded",
+    ]
+  ) {
+    assert.match(
+      run.stdout,
+      new RegExp(`^  ${name}: [\\d.]+ ms a round, [\\d.]+ µs a reconcile$`, "m"),
+      name,
+    );
+  }
+  assert.match(run.stdout, /^ {2}ratio \(this tree \/ KUBELOOP_BENCH_LIB\): [\d.]+$/m);
+  assert.match(run.stdout, /^ {2}inSpan, tracing off: [\d.]+ ns$/m);
+});
+
 Deno.test("smoke: bench/watch_stream/run.ts --events=50 --rounds=1 times our clients and fetch", async () => {
   const run = await runBench(deno, [
     "run",

@@ -84,3 +84,27 @@ Deno.test("addIndexers builds a new index over the objects already held and keep
   store.addIndexers({ byTeam });
   assert.throws(() => store.addIndexers({ byTeam: () => [] }), TypeError);
 });
+
+Deno.test("once measured, bytes follows every set, overwrite, delete and replace: the held objects' JSON lengths", () => {
+  const s = new IndexedStore<KubeObject>();
+  const held = () => s.list().reduce((n, o) => n + JSON.stringify(o).length, 0);
+  s.set("ns/z", obj("z", "ns"));
+  assert.equal(s.bytes, undefined, "not measured until asked");
+  s.measureBytes();
+  assert.equal(s.bytes, held(), "what it held already is counted");
+  s.delete("ns/z");
+  assert.equal(s.bytes, 0);
+  s.set("ns/a", obj("a", "ns"));
+  s.set("ns/b", obj("b", "ns", { app: "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb" }));
+  assert.equal(s.bytes, held());
+  s.set("ns/a", obj("a", "ns", { grown: "yes" }));
+  assert.equal(s.bytes, held());
+  s.delete("ns/b");
+  s.delete("ns/missing");
+  assert.equal(s.bytes, held());
+  s.replace(new Map([["x/c", obj("c", "x")], ["x/d", obj("d", "x")], ["x/e", obj("e", "x")]]));
+  assert.equal(s.bytes, held());
+  assert.ok(s.bytes > 0);
+  s.replace(new Map());
+  assert.equal(s.bytes, 0);
+});

@@ -92,3 +92,21 @@ Deno.test("the real clock's timer does not outlive shutdown", async () => {
   await queue.shutDown(); // the resource sanitizer fails this test if the timer is left
   assert.equal(queue.len(), 0);
 });
+
+Deno.test("dueAt tells when a scheduled item will be added: the earliest schedule, until it is added", async () => {
+  const clock = new FakeClock();
+  const queue = new DelayingQueue({ clock });
+  const t0 = clock.now();
+  assert.equal(queue.dueAt("a"), undefined);
+  queue.addAfter("a", 500);
+  queue.addAfter("a", 900);
+  assert.equal(queue.dueAt("a"), t0 + 500);
+  queue.addAfter("a", 100);
+  assert.equal(queue.dueAt("a"), t0 + 100);
+  await clock.advance(100);
+  assert.equal(queue.dueAt("a"), undefined, "added");
+  queue.addAfter("b", 100);
+  queue.addNow("b");
+  assert.equal(queue.dueAt("b"), undefined, "added early");
+  await queue.shutDown();
+});

@@ -20,6 +20,7 @@ export const FLOORS: Readonly<Record<string, number>> = {
   _internal: 1,
   log: 1,
   metrics: 1,
+  trace: 1,
   x509: 2,
   http: 3,
   config: 4,
