@@ -105,6 +105,8 @@ interface Deleted {
   readonly key: string;
   readonly uid: string | undefined;
   readonly finalStateUnknown: boolean;
+  /** How the informer learned of it: the resumed watch, or the list after a 410. */
+  readonly source: string | undefined;
 }
 
 /**
@@ -132,7 +134,8 @@ async function deleteWhileDisconnected(
       void deleted.push({
         key: `${object.metadata.namespace}/${object.metadata.name}`,
         uid: object.metadata.uid,
-        ...info,
+        finalStateUnknown: info.finalStateUnknown,
+        source: info.source,
       }),
   });
   const stop = new AbortController();
@@ -180,8 +183,8 @@ Deno.test("ConfigMaps deleted while the informer is disconnected arrive as delet
     async () => void await compactEtcd(),
   );
   assert.deepEqual(deleted.sort((x, y) => x.key.localeCompare(y.key)), [
-    { key: `${ns.name}/b`, uid: uids.get("b"), finalStateUnknown: false },
-    { key: `${ns.name}/d`, uid: uids.get("d"), finalStateUnknown: false },
+    { key: `${ns.name}/b`, uid: uids.get("b"), finalStateUnknown: false, source: "watch" },
+    { key: `${ns.name}/d`, uid: uids.get("d"), finalStateUnknown: false, source: "watch" },
   ]);
   assert.equal(metrics.relists, 1, "the watch cache still had the history: no relist");
   assert.ok(metrics.errors >= 3, "the cut and the refused watches were reported as errors");
@@ -209,8 +212,8 @@ Deno.test("Events deleted while the informer is disconnected arrive as deletes a
     async () => void await compactEtcd(),
   );
   assert.deepEqual(deleted.sort((x, y) => x.key.localeCompare(y.key)), [
-    { key: `${ns.name}/a`, uid: uids.get("a"), finalStateUnknown: true },
-    { key: `${ns.name}/c`, uid: uids.get("c"), finalStateUnknown: true },
+    { key: `${ns.name}/a`, uid: uids.get("a"), finalStateUnknown: true, source: "relist" },
+    { key: `${ns.name}/c`, uid: uids.get("c"), finalStateUnknown: true, source: "relist" },
   ]);
   assert.equal(metrics.relists, 2, "the initial list and the relist after 410");
   const server = await client.list(EVENTS, { namespace: ns.name });
