@@ -49,9 +49,10 @@ export interface ManagerOptions {
   leaderElection?: ManagerLeaderElection;
   /**
    * With leader election on, start the informers on a standby too, so that a new leader reconciles at
-   * once instead of listing first. The cost: a standby holds the same caches as the leader (measured for the
-   * reference controller in docs/reliability.md, "Leader election"). False starts them when leadership is gained; a cold standby
-   * reports ready (it has nothing to sync).
+   * once instead of listing first. The cost: a standby holds the same caches as the leader. The reference
+   * controller with 10,000 Foos and their Deployments: 122 MB RSS on a warm standby, 62 MB on a cold one,
+   * which then took 2 s instead of 37 ms from taking the Lease to its first reconcile (docs/reliability.md).
+   * False starts them when leadership is gained; a cold standby reports ready (it has nothing to sync).
    * @default {true}
    */
   warmStandby?: boolean;
