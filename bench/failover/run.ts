@@ -58,6 +58,8 @@ for (const f of ["namespace.yaml", "service_account.yaml", "rbac.yaml"]) {
 }
 await cp.kubectlOk(["create", "namespace", NS]);
 const work = await Deno.makeTempDir({ prefix: "kubeloop-bench-failover-" });
+// It holds a service-account token: gone however the run ends.
+await using _work = { [Symbol.asyncDispose]: () => Deno.remove(work, { recursive: true }) };
 const saDir = join(work, "sa");
 await Deno.mkdir(saDir);
 const token = await cp.kubectlOk([
@@ -238,7 +240,6 @@ for (let r = 1; r <= ROUNDS; r++) {
     }
   }
 }
-await Deno.remove(work, { recursive: true });
 
 // ---- report -----------------------------------------------------------------------------------------
 const base = modes[0]!;

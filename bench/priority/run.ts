@@ -116,6 +116,11 @@ if (opts.auth !== "token" && opts.auth !== "cert") {
   throw new Error(`--auth=${opts.auth}: expected token or cert`);
 }
 const kubeconfig = opts.auth === "token" ? await tokenKubeconfig(cp, NS, "bench-priority") : cp.kubeconfig;
+// A token kubeconfig holds a credential: gone however the run ends.
+await using _auth = {
+  [Symbol.asyncDispose]: () =>
+    opts.auth === "token" ? Deno.remove(dirname(kubeconfig), { recursive: true }) : Promise.resolve(),
+};
 await using admin = new KubeClient(await loadConfig({ kubeconfig: cp.kubeconfig, env: () => undefined }));
 
 /** Runs `task(i)` for i in [0, n), `width` at a time. */
@@ -207,8 +212,6 @@ async function measure(program: string, round: number): Promise<Run> {
 const runs: Run[] = [];
 for (let r = 0; r < WARMUP; r++) for (const p of programs) await measure(p, 0);
 for (let r = 1; r <= ROUNDS; r++) for (const p of programs) runs.push(await measure(p, r));
-
-if (opts.auth === "token") await Deno.remove(dirname(kubeconfig), { recursive: true });
 
 // ---- report -----------------------------------------------------------------------------------------
 const base = programs[0]!;
