@@ -2,7 +2,7 @@ import { objectKey, splitKey } from "../client/paths.ts";
 import type { KubeObject } from "../resources/object.ts";
 import { type Logger, noopLogger } from "../log/logger.ts";
 import { queueMetricsFor } from "../queue/queue_metrics_registry.ts";
-import { RateLimitingQueue } from "../queue/mod.ts";
+import { type AddOptions, LOW_PRIORITY, RateLimitingQueue } from "../queue/mod.ts";
 import { type Clock, systemClock, type Timer } from "../time/clock.ts";
 import { terminatingForMs } from "./finalizers.ts";
 import { type ChangeInfo, type InformerScope, resourceName } from "../cache/mod.ts";
@@ -48,7 +48,10 @@ export interface ControllerRunOptions {
  * Guarantees (from the queue): a key is never reconciled by two workers at once, and a change during a
  * reconcile runs it again afterwards. A thrown error re-queues the key with per-key backoff and never
  * stops a worker; when an informer reaches the API server again after failing, keys waiting for such a
- * retry are retried at once. Build it with `new Controller(informers, options)`, or let a `Manager` build
+ * retry are retried at once. Changes from the informers' lists (the initial one above all) and resyncs
+ * wait behind watch events, which reflect a change as it happened ({@linkcode LOW_PRIORITY}, see
+ * {@linkcode ControllerOptions.prioritizeChanges}); a re-queued key keeps the priority it was handed out
+ * at. Build it with `new Controller(informers, options)`, or let a `Manager` build
  * and run it (`manager.controller(options)`).
  *
  * Read-your-writes, with informers from a `SharedInformerFactory` (or `Informer`s) over the client the
@@ -120,6 +123,7 @@ export class Controller<T extends KubeObject = KubeObject> {
   readonly #writer = {};
   #reasons = new ReasonBook();
   readonly #primaryResource: string;
+  readonly #prioritize: boolean;
 
   /**
    * Takes the informer of each source from `informers` (usually a `SharedInformerFactory`) and subscribes
@@ -137,6 +141,7 @@ export class Controller<T extends KubeObject = KubeObject> {
     this.#timeoutMs = o.reconcileTimeoutMs;
     this.#graceMs = o.gracefulShutdownMs ?? 30_000;
     this.#stuckAfterMs = o.stuckTerminatingAfterMs ?? 600_000;
+    this.#prioritize = o.prioritizeChanges ?? true;
     this.#clock = o.clock ?? systemClock;
     this.#logger = (o.logger ?? noopLogger).child({ controller: o.name });
     this.#metrics = o.registry ? controllerMetricsFor(o.registry, o.name) : noopControllerMetrics;
@@ -199,7 +204,10 @@ export class Controller<T extends KubeObject = KubeObject> {
   /** Queues `key`, noting why (the reconcile's log lines and span name the first reason and count them). */
   #add(key: string, trigger: ReconcileTrigger, link = activeSpanContext()): void {
     this.#reasons.note(key, trigger, this.#clock.now(), link);
-    this.queue.add(key);
+    // What a list or a resync brings can wait: it goes behind the changes watch events report.
+    const waits = this.#prioritize &&
+      (trigger.type === "initial list" || trigger.type === "relist" || trigger.type === "resync");
+    this.queue.add(key, waits ? LOW : undefined);
   }
 
   /**
@@ -385,6 +393,10 @@ export class Controller<T extends KubeObject = KubeObject> {
         new DOMException(`Reconcile of "${key}" timed out after ${this.#timeoutMs} ms`, "TimeoutError"),
       );
     }, this.#timeoutMs);
+    // A re-queue keeps the priority the key was handed out at (as controller-runtime does): a failing
+    // real change retries ahead of initial work, a failing initial item stays behind real changes.
+    const priority = this.queue.handedOutPriority(key) ?? 0;
+    const requeue: AddOptions = priority === 0 ? {} : { priority };
     const started = this.#clock.now();
     let result: ReconcileResult;
     try {
@@ -401,11 +413,11 @@ export class Controller<T extends KubeObject = KubeObject> {
         : await run();
       if (action?.requeueAfterMs !== undefined && action.requeueAfterMs > 0) {
         this.queue.forget(key);
-        this.queue.addAfter(key, action.requeueAfterMs);
+        this.queue.addAfter(key, action.requeueAfterMs, requeue);
         this.#scheduled(key, { type: "requeueAfter", afterMs: action.requeueAfterMs });
         result = "requeue_after";
       } else if (action?.requeue) {
-        this.queue.addRateLimited(key);
+        this.queue.addRateLimited(key, requeue);
         this.#scheduled(key, { type: "requeue" });
         result = "requeue";
       } else {
@@ -413,7 +425,7 @@ export class Controller<T extends KubeObject = KubeObject> {
         result = "success";
       }
     } catch (error) {
-      this.queue.addRateLimited(key);
+      this.queue.addRateLimited(key, requeue);
       this.#scheduled(key, { type: "requeue after error" });
       result = "error";
       logger.error("Reconciler error", { error, retries: this.queue.numRequeues(key) });
@@ -431,6 +443,9 @@ export class Controller<T extends KubeObject = KubeObject> {
     this.#reasons.schedule(key, trigger, this.queue.dueAt(key) ?? this.#clock.now());
   }
 }
+
+/** How a change that can wait is queued. */
+const LOW: AddOptions = Object.freeze({ priority: LOW_PRIORITY });
 
 /** The kind of trigger a change is: where it came from for lists and resyncs, else its type. */
 function triggerType(

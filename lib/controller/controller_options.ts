@@ -97,6 +97,15 @@ export interface ControllerOptions<T extends KubeObject = KubeObject> {
    */
   stuckTerminatingAfterMs?: number;
   /**
+   * Reconcile real changes first: changes seen in the informers' lists (every object of the initial
+   * list, what a relist found changed) and resyncs are queued at `LOW_PRIORITY`, behind watch events,
+   * so a change made while a 10,000-object start-up backlog drains is reconciled next, not last
+   * (controller-runtime's priority queue, its default since v0.23, does the same for the initial list).
+   * False queues every change at priority 0, in arrival order.
+   * @default {true}
+   */
+  prioritizeChanges?: boolean;
+  /**
    * Watch only this namespace.
    * @default {all namespaces}
    */

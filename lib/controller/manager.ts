@@ -48,6 +48,15 @@ export interface ManagerOptions {
    */
   leaderElection?: ManagerLeaderElection;
   /**
+   * With leader election on, start the informers on a standby too, so that a new leader reconciles at
+   * once instead of listing first. The cost: a standby holds the same caches as the leader. The reference
+   * controller with 10,000 Foos and their Deployments: 132 MB RSS on a warm standby, 63 MB on a cold one,
+   * which then took 3.4 s instead of 50 ms from taking the Lease to its first reconcile (docs/reliability.md).
+   * False starts them when leadership is gained; a cold standby reports ready (it has nothing to sync).
+   * @default {true}
+   */
+  warmStandby?: boolean;
+  /**
    * Shared by every controller and served at /metrics.
    * @default {a new MetricsRegistry}
    */
@@ -92,9 +101,10 @@ export interface ManagerOptions {
 export { LeaderElectionLostError };
 
 /**
- * Runs controllers the way controller-runtime's manager does: starts the shared informers (always, so
- * a standby has warm caches), runs the controllers only while leading when leader election is on, and
- * serves /healthz, /readyz (all controller caches synced) and /metrics.
+ * Runs controllers the way controller-runtime's manager does: starts the shared informers (also on a
+ * standby, so a new leader starts with warm caches, unless `warmStandby` is false), runs the controllers
+ * only while leading when leader election is on, and serves /healthz, /readyz (all controller caches
+ * synced) and /metrics.
  *
  * On abort: controllers stop taking work and in-flight reconciles get up to the grace period (the Lease is
  * still renewed meanwhile), then their signals abort and they get up to 5 s more to return; only then is
@@ -138,6 +148,7 @@ export class Manager {
   #elector: LeaderElector | undefined;
   #recorders: EventRecorder[] = [];
   #started = false;
+  #informersStarted = false;
 
   /** Creates the instance; see the options type for defaults. */
   constructor(informers: InformerFactoryLike, options: ManagerOptions = {}) {
@@ -175,8 +186,9 @@ export class Manager {
     return recorder;
   }
 
-  /** True once every controller's informers have synced (the /readyz check). */
+  /** True once every controller's informers have synced, or while a cold standby waits (the /readyz check). */
   ready(): boolean {
+    if (this.#coldStandby()) return true;
     return this.#controllers.every((c) => c.hasSynced());
   }
 
@@ -187,6 +199,7 @@ export class Manager {
    * shows the names; the reasons go to the log (they may name users).
    */
   readiness(): { ready: boolean; failures: CheckFailure[] } {
+    if (this.#coldStandby()) return { ready: true, failures: [] };
     const failures = this.#controllers.flatMap((c) =>
       c.syncProblems().map((p) => ({
         check: `informer ${p.resource} of controller "${c.name}"`,
@@ -221,7 +234,12 @@ export class Manager {
       signal: background.signal,
       logger: this.#logger,
     });
-    this.#factory.start(background.signal);
+    const startInformers = () => {
+      if (this.#informersStarted) return;
+      this.#informersStarted = true;
+      this.#factory.start(background.signal);
+    };
+    if (!o.leaderElection || (o.warmStandby ?? true)) startInformers();
     try {
       const election = o.leaderElection;
       if (!election) {
@@ -243,6 +261,7 @@ export class Manager {
         metrics: leaderMetricsFor(this.registry),
         onStartedLeading: async (leading, lost) => {
           lost.addEventListener("abort", () => void (lostReason = lost.reason), { once: true });
+          startInformers(); // a cold standby starts them now; the controllers wait for their sync
           try {
             await this.#runControllers(leading, lost);
           } catch (error) {
@@ -291,6 +310,11 @@ export class Manager {
     } finally {
       signal.removeEventListener("abort", onAbort);
     }
+  }
+
+  /** Standing by with leader election on and the informers not started (`warmStandby: false`). */
+  #coldStandby(): boolean {
+    return this.#elector !== undefined && !this.#informersStarted;
   }
 
   /** Closes the Manager's recorders; an aborted `abandon` drops their pending writes unsent. */

@@ -114,6 +114,8 @@ export class WorkQueue<T = string> {
   #dirtyPriority = new Map<T, number>();
   /** Items handed out and not yet done, with the time they were handed out. */
   #processing = new Map<T, number>();
+  /** The priority of items handed out at a priority other than 0. */
+  #processingPriority = new Map<T, number>();
   #waiters: Waiter<T>[] = [];
   #shuttingDown = false;
   #drained: (() => void)[] = [];
@@ -174,6 +176,16 @@ export class WorkQueue<T = string> {
   }
 
   /**
+   * The priority `item` was handed out at (the highest of the adds it waited for), while it is being
+   * processed; undefined once it is `done` or when it was not handed out. A controller re-adds a failed
+   * item at it, so a retry of a real change stays ahead of initial work, and initial work stays behind.
+   */
+  handedOutPriority(item: T): number | undefined {
+    if (!this.#processing.has(item)) return undefined;
+    return this.#processingPriority.size === 0 ? 0 : this.#processingPriority.get(item) ?? 0;
+  }
+
+  /**
    * Marks the processing of `item` as finished; re-queues it if it was added meanwhile. Ignored for
    * an item that is not being processed (e.g. `done` called twice).
    */
@@ -181,6 +193,7 @@ export class WorkQueue<T = string> {
     const started = this.#processing.get(item);
     if (started === undefined) return; // not handed out (or done twice): nothing to finish
     this.#processing.delete(item);
+    if (this.#processingPriority.size > 0) this.#processingPriority.delete(item);
     this.metrics.workDuration(seconds(this.clock.now() - started));
     if (this.#dirty.has(item) && !this.#shuttingDown) this.#push(item, this.#dirtyPriority.get(item) ?? 0);
     if (this.#processing.size === 0 && this.#shuttingDown) {
@@ -259,7 +272,13 @@ export class WorkQueue<T = string> {
     const now = this.clock.now();
     const addedAt = this.#dirty.get(item) ?? now;
     this.#dirty.delete(item);
-    if (this.#dirtyPriority.size > 0) this.#dirtyPriority.delete(item);
+    if (this.#dirtyPriority.size > 0) {
+      const priority = this.#dirtyPriority.get(item);
+      if (priority !== undefined) {
+        this.#dirtyPriority.delete(item);
+        this.#processingPriority.set(item, priority);
+      }
+    }
     this.#processing.set(item, now);
     this.metrics.queueLatency(seconds(now - addedAt));
     return item;

@@ -125,6 +125,13 @@ export const specs: readonly Spec[] = [
     },
   },
   {
+    name: "warm-standby",
+    value: "bool",
+    help:
+      "With --leader-elect, keep the caches synced while standing by (default true; false: list once leading).",
+    apply: (f, v, as) => f.warmStandby = boolean(as, v),
+  },
+  {
     name: "metrics-bind-address",
     value: "string",
     help: 'Address of /metrics, "0" disables (default ":8443").',

@@ -51,7 +51,8 @@ export interface RunOptions {
 
 /**
  * Runs the Foo controller until `signal` aborts: loads the configuration (may throw ConfigError), starts the
- * Foo and Deployment informers (also while standing by, so a new leader starts with warm caches), serves
+ * Foo and Deployment informers (also while standing by, so a new leader starts with warm caches, unless
+ * `warmStandby` is false), serves
  * /metrics (HTTPS to authorized scrapers unless `--metrics-secure=false`), /healthz and /readyz (ready once
  * the caches synced), and reconciles — only while holding the
  * Lease when `leaderElect` is set. Resolves on a clean shutdown; rejects on a fatal error, including a lost
@@ -91,6 +92,7 @@ export async function runSampleController(flags: ControllerFlags, options: RunOp
     healthAddress: flags.healthProbeBindAddress,
     ...secure,
     logger,
+    warmStandby: flags.warmStandby,
     ...(flags.leaderElect
       ? {
         leaderElection: {

@@ -30,6 +30,12 @@ export interface ControllerFlags {
   /** Namespace of the Lease. Undefined: the in-cluster namespace, else "default". */
   leaderElectionNamespace?: string;
   /**
+   * With `leaderElect`, keep the caches synced while standing by, so a failover reconciles at once
+   * (`ManagerOptions.warmStandby`); false lists only once leading, and saves the standby that memory.
+   * @default {true}
+   */
+  warmStandby: boolean;
+  /**
    * `host:port` or `:port` for /metrics; "0" disables.
    * @default {":8443"}
    */
@@ -91,6 +97,7 @@ export function defaultFlags(): ControllerFlags {
     workers: 2,
     leaderElect: false,
     leaderElectionId: "kubeloop-sample-controller",
+    warmStandby: true,
     metricsBindAddress: ":8443",
     metricsSecure: true,
     metricsCertName: "tls.crt",

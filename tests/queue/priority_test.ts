@@ -65,3 +65,23 @@ Deno.test("10,000 low-priority items: a real change added last is handed out fir
   q.add(-1);
   assert.equal(await q.get(), -1);
 });
+
+Deno.test("the priority an item was handed out at is known until done", async () => {
+  const q = new WorkQueue<string>();
+  q.add("low", { priority: LOW_PRIORITY });
+  q.add("raised", { priority: LOW_PRIORITY });
+  q.add("raised", { priority: 3 });
+  q.add("plain");
+  assert.equal(q.handedOutPriority("raised"), undefined, "waiting, not handed out");
+  const [a, b, c] = [(await q.get())!, (await q.get())!, (await q.get())!];
+  assert.deepEqual([a, b, c], ["raised", "plain", "low"]);
+  assert.deepEqual([q.handedOutPriority(a), q.handedOutPriority(b), q.handedOutPriority(c)], [
+    3,
+    0,
+    LOW_PRIORITY,
+  ]);
+  q.done(c);
+  assert.equal(q.handedOutPriority(c), undefined);
+  q.done(a);
+  q.done(b);
+});
