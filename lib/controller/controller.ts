@@ -1,3 +1,4 @@
+import { EventLoopSlicer } from "../_internal/event_loop_slicer.ts";
 import { objectKey, splitKey } from "../client/paths.ts";
 import type { KubeObject } from "../resources/object.ts";
 import { type Logger, noopLogger } from "../log/logger.ts";
@@ -107,6 +108,7 @@ export class Controller<T extends KubeObject = KubeObject> {
   #unsubscribe: (() => void)[] = [];
   #reconcile: Reconciler;
   #workers: number;
+  readonly #slicer = new EventLoopSlicer();
   #timeoutMs: number | undefined;
   #graceMs: number;
   #clock: Clock;
@@ -357,6 +359,9 @@ export class Controller<T extends KubeObject = KubeObject> {
 
   async #worker(): Promise<void> {
     for (;;) {
+      // With a backlog of reconciles that only read the cache, nothing here waits for I/O: give timers
+      // (the Lease renewal) and I/O a turn every few milliseconds.
+      await this.#slicer.pause();
       const key = await this.queue.get();
       if (key === undefined) return;
       this.#metrics.activeWorkers(++this.#active);
