@@ -436,6 +436,12 @@ class Draft {
   /** Running: claim what the assignment gives us and we may take, drain what must move. */
   plan(now: number): void {
     const c = this.config;
+    // A claim we believe we hold that the Lease gives to someone else is lost (the driver never hands us
+    // a list older than our own last write to a Lease).
+    for (let i = 0; i < c.ranges; i++) {
+      const s = this.seen.get(c.rangeName(i));
+      if (s && s.holder !== c.identity) this.#lose(i, `its Lease names "${s.holder || "nobody"}"`);
+    }
     const members = this.#liveMembers(now);
     const holders = this.ranges.map((r, i): string | undefined => {
       if (r.kind === "syncing" || r.kind === "active" || r.kind === "draining" || r.kind === "claiming") {
@@ -444,12 +450,6 @@ class Draft {
       const s = this.seen.get(c.rangeName(i));
       if (!s || s.holder === "" || s.holder === c.identity) return undefined;
       return this.#expired(s, now) ? undefined : s.holder;
-    });
-    // A claim we believe we hold that the Lease gives to someone else is lost (the driver never hands us
-    // a list older than our own last write to a Lease).
-    this.ranges.forEach((r, i) => {
-      const s = this.seen.get(c.rangeName(i));
-      if (s && s.holder !== c.identity) this.#lose(i, `its Lease names "${s.holder || "nobody"}"`);
     });
     const desired = assignRanges(c.ranges, members, holders);
     this.ranges.forEach((r, i) => {
