@@ -1,0 +1,79 @@
+import { ApiError } from "../../lib/client/api_error.ts";
+import type { ListOptions } from "../../lib/client/types.ts";
+import type { Lease } from "../../lib/resources/coordination_v1.ts";
+import type { KubeObject, ObjectList, ResourceRef } from "../../lib/resources/object.ts";
+import type { ShardClient } from "../../lib/shard/mod.ts";
+
+/**
+ * An in-memory API for the shard coordinator: Leases with resourceVersion compare-and-swap and label
+ * selection, SelfSubjectAccessReviews answered from `denied`, and lists of other kinds answered by `list`.
+ */
+export class FakeShardApi {
+  readonly leases = new Map<string, Lease>();
+  denied = new Set<string>();
+  #rv = 0;
+  /** Every request fails with 503 while set (a partition from the API server). */
+  unreachable = false;
+  /** Answers lists of other resources (the selector probe). */
+  listOther: (ref: ResourceRef, options: ListOptions) => ObjectList = () => ({ metadata: {}, items: [] });
+
+  client(): ShardClient {
+    // deno-lint-ignore no-this-alias
+    const api = this;
+    return {
+      list<T extends KubeObject>(ref: ResourceRef<T>, options: ListOptions): Promise<ObjectList<T>> {
+        return api.#op(() => {
+          if (ref.plural !== "leases") return api.listOther(ref, options) as ObjectList<T>;
+          const [key, value] = (options.labelSelector ?? "").split("=");
+          const items = [...api.leases.values()].filter((l) =>
+            key === undefined || l.metadata.labels?.[key] === value
+          );
+          return {
+            metadata: { resourceVersion: String(api.#rv) },
+            items: structuredClone(items) as unknown as T[],
+          };
+        });
+      },
+      create<T extends KubeObject>(ref: ResourceRef<T>, obj: T): Promise<T> {
+        return api.#op(() => {
+          if (ref.plural === "selfsubjectaccessreviews") {
+            const verb =
+              (obj as unknown as { spec: { resourceAttributes: { verb: string } } }).spec.resourceAttributes
+                .verb;
+            return { ...obj, status: { allowed: !api.denied.has(verb) } } as T;
+          }
+          const name = obj.metadata.name!;
+          if (api.leases.has(name)) {
+            throw new ApiError({ code: 409, reason: "AlreadyExists", message: "exists" });
+          }
+          return api.#store(obj as unknown as Lease) as unknown as T;
+        });
+      },
+      replace<T extends KubeObject>(_ref: ResourceRef<T>, obj: T): Promise<T> {
+        return api.#op(() => {
+          const old = api.leases.get(obj.metadata.name!);
+          if (!old) throw new ApiError({ code: 404, reason: "NotFound", message: "not found" });
+          if (old.metadata.resourceVersion !== obj.metadata.resourceVersion) {
+            throw new ApiError({ code: 409, reason: "Conflict", message: "the object has been modified" });
+          }
+          return api.#store(obj as unknown as Lease) as unknown as T;
+        });
+      },
+    };
+  }
+
+  #store(lease: Lease): Lease {
+    const stored = structuredClone(lease);
+    stored.metadata.resourceVersion = String(++this.#rv);
+    this.leases.set(stored.metadata.name!, stored);
+    return structuredClone(stored);
+  }
+
+  async #op<T>(fn: () => T): Promise<T> {
+    await Promise.resolve();
+    if (this.unreachable) {
+      throw new ApiError({ code: 503, reason: "ServiceUnavailable", message: "unreachable" });
+    }
+    return fn();
+  }
+}
