@@ -13,12 +13,15 @@ export interface ListClient {
 }
 
 /**
- * Detects, for `ref`, whether the API server applies shard selectors: one list of at most one object
- * with a selector of the whole hash space. A server with sharded list and watch (v1.36+, gate
- * `ShardedListAndWatch` on) echoes it in `metadata.shardInfo.selector`; one without (gate off, v1.34)
- * ignores the parameter and answers as if it were absent. An error that names the shard selector (the
- * server's parser answers 500 "invalid shard selector: …") is a {@linkcode ShardConfigError}; other
- * errors are thrown as they are, for the caller to retry.
+ * Detects whether the API server applies shard selectors: one list of at most one `ref` (a built-in kind;
+ * the coordinator uses the Leases it may list anyway) with a selector of the whole hash space. A server
+ * with sharded list and watch (v1.36+, gate `ShardedListAndWatch` on) echoes it in
+ * `metadata.shardInfo.selector`; one without (gate off, v1.34) ignores the parameter and answers as if it
+ * were absent. Custom resources cannot be probed this way: kube-apiserver v1.37.2 filters their lists but
+ * never echoes the selector (UnstructuredList has no shardInfo). The gate is the API server's, so the answer
+ * for a built-in kind holds for the custom resources it serves. An error that names the shard selector (the
+ * server's parser answers 500 "invalid shard selector: …") is a {@linkcode ShardConfigError}; other errors
+ * are thrown as they are.
  */
 export async function probeShardSelector(
   client: ListClient,

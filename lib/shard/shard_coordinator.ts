@@ -89,8 +89,6 @@ export class ShardCoordinator {
   readonly #names: GroupLeaseNames;
   readonly #writer: LeaseWriter;
   readonly #partitions = new Map<string, ShardPartition>();
-  /** The reconciled kinds (partitions of source "self"): what the selector probe lists. */
-  readonly #primaries = new Map<string, ResourceRef>();
   readonly #activated = new Set<(range: number) => void>();
   readonly #leases = new Map<string, Lease>();
   /** Our clock when our last write to a Lease was answered: lists sent earlier do not override it. */
@@ -196,7 +194,6 @@ export class ShardCoordinator {
       partition = new ShardPartition(id, this.#o.key, source, this.#o.ranges, () => this.#checkSynced());
       partition.update(this.#state.scopeVersion, [], this.#support === "server");
       this.#partitions.set(id, partition);
-      if (source === "self") this.#primaries.set(id, ref);
     }
     return partition;
   }
@@ -219,6 +216,10 @@ export class ShardCoordinator {
     const epoch = writableEpoch(this.#state, range, now)!;
     const aborter = this.#aborters[range] ??= new AbortController();
     this.#inflight[range]!++;
+    const { namespace, name } = object.metadata;
+    const key = namespace ? `${namespace}/${name}` : name;
+    // The audit (tests/e2e/sharded_replicas_test.ts) reads these: who reconciled which key when.
+    this.#logger.debug("Reconcile started", { key, range, epoch });
     let open = true;
     const fence: FenceTicket = {
       range,
@@ -241,15 +242,16 @@ export class ShardCoordinator {
       end: () => {
         if (!open) return;
         open = false;
+        this.#logger.debug("Reconcile ended", { key, range, epoch });
         if (--this.#inflight[range]! === 0 && this.#state.ranges[range]?.kind === "draining") this.#tickNow();
       },
     };
   }
 
   /**
-   * Checks the Lease RBAC and detects whether the server filters by shard selector (the primary
-   * resources of every `self` partition made so far). Informers started after this list the right
-   * share from the start; `run` calls it when nobody did.
+   * Checks the Lease RBAC and detects whether the server filters by shard selector (a list of the group's
+   * namespace's Leases). Informers started after this list the right share from the start; `run` calls it
+   * when nobody did.
    * @throws {ShardConfigError} missing RBAC, a rejected selector, or `selector: "server"` unsupported.
    */
   async prepare(options: { signal?: AbortSignal } = {}): Promise<void> {
@@ -258,10 +260,13 @@ export class ShardCoordinator {
     if (this.#o.checkPermissions) await checkLeasePermissions(this.#client, this.#o.namespace, signal);
     let support: SelectorSupport = "client";
     if (this.#o.selector !== "client") {
-      for (const ref of this.#primaries.values()) {
-        support = await probeShardSelector(this.#client, ref, this.#o.key, signal ? { signal } : {});
-        if (support === "client") break;
-      }
+      const namespace = this.#o.namespace;
+      support = await probeShardSelector(
+        this.#client,
+        LEASES,
+        this.#o.key,
+        signal ? { signal, namespace } : { namespace },
+      );
       if (this.#o.selector === "server" && support !== "server") {
         throw new ShardConfigError(
           "The API server ignores shard selectors (feature gate ShardedListAndWatch off, or a release " +

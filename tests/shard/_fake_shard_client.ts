@@ -14,8 +14,8 @@ export class FakeShardApi {
   #rv = 0;
   /** Every request fails with 503 while set (a partition from the API server). */
   unreachable = false;
-  /** Answers lists of other resources (the selector probe). */
-  listOther: (ref: ResourceRef, options: ListOptions) => ObjectList = () => ({ metadata: {}, items: [] });
+  /** How lists with a shard selector are answered: echoed (sharded list and watch), ignored, or a 500. */
+  shardSelector: "echo" | "ignore" | "reject" = "ignore";
 
   client(): ShardClient {
     // deno-lint-ignore no-this-alias
@@ -23,13 +23,25 @@ export class FakeShardApi {
     return {
       list<T extends KubeObject>(ref: ResourceRef<T>, options: ListOptions): Promise<ObjectList<T>> {
         return api.#op(() => {
-          if (ref.plural !== "leases") return api.listOther(ref, options) as ObjectList<T>;
+          if (ref.plural !== "leases") {
+            throw new ApiError({ code: 404, reason: "NotFound", message: ref.plural });
+          }
+          if (options.shardSelector && api.shardSelector === "reject") {
+            throw new ApiError({
+              code: 500,
+              reason: "InternalError",
+              message: "invalid shard selector: CEL parse error",
+            });
+          }
           const [key, value] = (options.labelSelector ?? "").split("=");
           const items = [...api.leases.values()].filter((l) =>
             key === undefined || l.metadata.labels?.[key] === value
           );
+          const shardInfo = options.shardSelector && api.shardSelector === "echo"
+            ? { shardInfo: { selector: options.shardSelector } }
+            : {};
           return {
-            metadata: { resourceVersion: String(api.#rv) },
+            metadata: { resourceVersion: String(api.#rv), ...shardInfo },
             items: structuredClone(items) as unknown as T[],
           };
         });

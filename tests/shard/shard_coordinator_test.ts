@@ -126,10 +126,7 @@ Deno.test("missing Lease RBAC is refused at start, naming the verbs", async () =
 Deno.test("the selector probe: echoed means server-side, ignored means client-side, an error is refused", async () => {
   for (const [answer, expected] of [["echo", "server"], ["ignore", "client"]] as const) {
     const api = new FakeShardApi();
-    api.listOther = (_ref, options) => ({
-      metadata: answer === "echo" ? { shardInfo: { selector: options.shardSelector! } } : {},
-      items: [],
-    });
+    api.shardSelector = answer;
     const c = coordinator(api, new FakeClock());
     const partition = c.partition(FOOS, "self");
     await c.prepare();
@@ -137,15 +134,8 @@ Deno.test("the selector probe: echoed means server-side, ignored means client-si
     assert.equal(partition.shardSelector === undefined, expected === "client");
   }
   const api = new FakeShardApi();
-  api.listOther = () => {
-    throw new ApiError({
-      code: 500,
-      reason: "InternalError",
-      message: "invalid shard selector: CEL parse error",
-    });
-  };
+  api.shardSelector = "reject";
   const c = coordinator(api, new FakeClock());
-  c.partition(FOOS, "self");
   await assert.rejects(
     () => c.prepare(),
     (e: unknown) => e instanceof ShardConfigError && e.reason === "selectorRejected",
