@@ -12,6 +12,7 @@ import { DEPLOYMENTS, NAMESPACES } from "../../lib/resources/refs.ts";
 import { FOOS } from "../../lib/sample_controller/types.ts";
 import type { Foo } from "../../lib/sample_controller/types.ts";
 import { captureOutput } from "../_util/captured_output.ts";
+import { registerSecret } from "../_util/test_logs.ts";
 import { startTaskFlags } from "../_util/start_task.ts";
 import { type OwnedTestEnv, startOwnedTestEnv } from "../_util/testenv_process.ts";
 
@@ -74,6 +75,8 @@ export interface AuditEvent {
 /** A control plane, a namespace for Foos, one for the group's Leases, and the replicas. */
 export class ShardHarness implements AsyncDisposable {
   readonly replicas: Replica[] = [];
+  /** Every Foo created through the harness: name → uid (names are never reused). */
+  readonly uids = new Map<string, string>();
   #next = 0;
 
   private constructor(
@@ -104,7 +107,12 @@ export class ShardHarness implements AsyncDisposable {
     const client = new KubeClient(await loadConfig({ kubeconfig: env.kubeconfig }), { qps: 0 });
     const harness = new ShardHarness(env, client, dir, `foos-${crypto.randomUUID().slice(0, 6)}`, "foos");
     await harness.kubectl(["apply", "-f", join(root, "crds", "samplecontroller.k8s.io_foos.yaml")]);
-    await harness.kubectl(["wait", "--for=condition=Established", "crd/foos.samplecontroller.k8s.io", "--timeout=60s"]);
+    await harness.kubectl([
+      "wait",
+      "--for=condition=Established",
+      "crd/foos.samplecontroller.k8s.io",
+      "--timeout=60s",
+    ]);
     await client.create(NAMESPACES, { metadata: { name: harness.namespace } });
     return harness;
   }
@@ -146,7 +154,9 @@ export class ShardHarness implements AsyncDisposable {
         HOME: Deno.env.get("HOME") ?? "/root",
         DENO_NO_UPDATE_CHECK: "1",
         ...(Deno.env.get("DENO_DIR") ? { DENO_DIR: Deno.env.get("DENO_DIR")! } : {}),
-        ...(Deno.env.get("DENO_COVERAGE_DIR") ? { DENO_COVERAGE_DIR: Deno.env.get("DENO_COVERAGE_DIR")! } : {}),
+        ...(Deno.env.get("DENO_COVERAGE_DIR")
+          ? { DENO_COVERAGE_DIR: Deno.env.get("DENO_COVERAGE_DIR")! }
+          : {}),
       },
       stdin: "null",
       stdout: "piped",
@@ -192,26 +202,63 @@ export class ShardHarness implements AsyncDisposable {
 
   /** Waits until `replica` logged its shard identity. */
   async joined(replica: Replica, timeoutMs = 60_000): Promise<void> {
-    await waitFor(() => {
-      const line = replica.lines().find((l) => l.msg === "Shard selector support");
-      if (line) replica.identity = String(line.identity);
-      return line !== undefined;
-    }, timeoutMs, () => `replica ${replica.name} did not join:\n${replica.output().slice(-3000)}`);
+    await waitFor(
+      () => {
+        const line = replica.lines().find((l) => l.msg === "Shard selector support");
+        if (line) replica.identity = String(line.identity);
+        return line !== undefined;
+      },
+      timeoutMs,
+      () => `replica ${replica.name} did not join:\n${replica.output().slice(-3000)}`,
+    );
   }
 
   /** Creates `count` Foos named `<prefix>-<i>`, 16 at a time. */
   async createFoos(prefix: string, count: number): Promise<void> {
     const names = Array.from({ length: count }, (_, i) => `${prefix}-${i}`);
     for (let i = 0; i < names.length; i += 16) {
-      await Promise.all(names.slice(i, i + 16).map((name) =>
-        this.client.create(FOOS, {
-          apiVersion: "samplecontroller.k8s.io/v1alpha1",
-          kind: "Foo",
-          metadata: { name, namespace: this.namespace },
-          spec: { deploymentName: name, replicas: 1 },
-        })
-      ));
+      await Promise.all(
+        names.slice(i, i + 16).map(async (name) => {
+          const foo = await this.client.create(FOOS, {
+            apiVersion: "samplecontroller.k8s.io/v1alpha1",
+            kind: "Foo",
+            metadata: { name, namespace: this.namespace },
+            spec: { deploymentName: name, replicas: 1 },
+          });
+          this.uids.set(name, foo.metadata.uid ?? "");
+        }),
+      );
     }
+  }
+
+  /**
+   * Until `signal` aborts: every ~100 ms changes a random Foo's replicas, and every tenth round creates a
+   * Foo and deletes another. Returns the number of changes made.
+   */
+  async churn(signal: AbortSignal, random: () => number = Math.random): Promise<number> {
+    let changes = 0;
+    let created = 0;
+    const names = [...this.uids.keys()];
+    while (!signal.aborted) {
+      const name = names[Math.floor(random() * names.length)]!;
+      try {
+        if (changes % 10 === 9) {
+          const fresh = `churn-${created++}`;
+          await this.createFoos(fresh, 1);
+          names.push(`${fresh}-0`);
+          await this.client.delete(FOOS, name, { namespace: this.namespace });
+          names.splice(names.indexOf(name), 1);
+        } else {
+          await this.client.patch(FOOS, name, { spec: { replicas: 1 + Math.floor(random() * 3) } }, {
+            namespace: this.namespace,
+            type: "merge",
+          });
+        }
+        changes++;
+      } catch { /* the Foo was deleted meanwhile, or the server is busy: churn goes on */ }
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    return changes;
   }
 
   /** Foos and Deployments of the namespace. */
@@ -226,9 +273,11 @@ export class ShardHarness implements AsyncDisposable {
   /** Foos not converged yet: status for their generation missing, or no Deployment they control. */
   async unconverged(): Promise<string[]> {
     const { foos, deployments } = await this.snapshot();
-    const owned = new Set(deployments.flatMap((d) =>
-      (d.metadata.ownerReferences ?? []).filter((r) => r.controller).map((r) => r.uid)
-    ));
+    const owned = new Set(
+      deployments.flatMap((d) =>
+        (d.metadata.ownerReferences ?? []).filter((r) => r.controller).map((r) => r.uid)
+      ),
+    );
     return foos.filter((f) =>
       f.status?.observedGeneration !== f.metadata.generation || !owned.has(f.metadata.uid ?? "")
     ).map((f) => f.metadata.name ?? "");
@@ -238,9 +287,43 @@ export class ShardHarness implements AsyncDisposable {
   async converge(timeoutMs: number): Promise<number> {
     const started = Date.now();
     let left: string[] = [];
-    await waitFor(async () => (left = await this.unconverged()).length === 0, timeoutMs, () =>
-      `${left.length} Foos did not converge (${left.slice(0, 5).join(", ")}…)`, 500);
+    await waitFor(
+      async () => (left = await this.unconverged()).length === 0,
+      timeoutMs,
+      () => `${left.length} Foos did not converge (${left.slice(0, 5).join(", ")}…)`,
+      500,
+    );
     return Date.now() - started;
+  }
+
+  /** A kubeconfig of a user `cn` that RBAC grants nothing (a client certificate minted by the control plane). */
+  async kubeconfigFor(cn: string): Promise<string> {
+    const res = await fetch(`${this.env.control}/mint`, {
+      method: "POST",
+      body: JSON.stringify({ cn, groups: [], keyType: "ec-pkcs8", expired: false, untrusted: false }),
+    });
+    if (!res.ok) throw new Error(`mint failed: ${res.status} ${await res.text()}`);
+    const { cert, key } = await res.json() as { cert: string; key: string };
+    registerSecret(key, `minted client key (cn ${cn})`);
+    const b64 = (text: string) => btoa(text);
+    const ca = await Deno.readTextFile(join(this.env.dir, "ca.crt"));
+    const path = join(this.dir, `kubeconfig-${cn}`);
+    await Deno.writeTextFile(
+      path,
+      JSON.stringify({
+        apiVersion: "v1",
+        kind: "Config",
+        clusters: [{
+          name: "c",
+          cluster: { server: this.env.server, "certificate-authority-data": b64(ca) },
+        }],
+        users: [{ name: cn, user: { "client-certificate-data": b64(cert), "client-key-data": b64(key) } }],
+        contexts: [{ name: "c", context: { cluster: "c", user: cn } }],
+        "current-context": "c",
+      }),
+      { mode: 0o600 },
+    );
+    return path;
   }
 
   /** The API server's audit events so far. */
