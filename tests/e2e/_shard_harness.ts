@@ -44,7 +44,13 @@ export interface HarnessOptions {
   readonly testenvArgs?: readonly string[];
   /** The API server's audit log of writes to Foos, Deployments and Leases. @default true */
   readonly audit?: boolean;
+  /** Use this control plane (disposed with the harness) instead of starting one; no audit log then. */
+  readonly controlPlane?: ControlPlaneLike;
 }
+
+/** A running control plane the harness can use (tests' OwnedTestEnv, the benches' ControlPlane). */
+export type ControlPlaneLike = Pick<OwnedTestEnv, "server" | "kubeconfig" | "dir" | "kubectl"> &
+  AsyncDisposable & { readonly control?: string };
 
 const AUDIT_POLICY = `apiVersion: audit.k8s.io/v1
 kind: Policy
@@ -80,7 +86,7 @@ export class ShardHarness implements AsyncDisposable {
   #next = 0;
 
   private constructor(
-    readonly env: OwnedTestEnv,
+    readonly env: ControlPlaneLike,
     readonly client: KubeClient,
     readonly dir: string,
     readonly namespace: string,
@@ -90,9 +96,9 @@ export class ShardHarness implements AsyncDisposable {
   /** Starts the control plane (no workloads: Deployments are only objects here), installs the CRD. */
   static async start(options: HarnessOptions = {}): Promise<ShardHarness> {
     const dir = await Deno.makeTempDir({ prefix: "kubeloop-shard-" });
-    const audit = options.audit ?? true;
+    const audit = options.audit ?? options.controlPlane === undefined;
     if (audit) await Deno.writeTextFile(join(dir, "audit-policy.yaml"), AUDIT_POLICY);
-    const env = await startOwnedTestEnv([
+    const env = options.controlPlane ?? await startOwnedTestEnv([
       "-workloads=false",
       "-controller-manager=false",
       ...(audit
@@ -298,6 +304,7 @@ export class ShardHarness implements AsyncDisposable {
 
   /** A kubeconfig of a user `cn` that RBAC grants nothing (a client certificate minted by the control plane). */
   async kubeconfigFor(cn: string): Promise<string> {
+    if (!this.env.control) throw new Error("This control plane has no control endpoint to mint certificates");
     const res = await fetch(`${this.env.control}/mint`, {
       method: "POST",
       body: JSON.stringify({ cn, groups: [], keyType: "ec-pkcs8", expired: false, untrusted: false }),
