@@ -15,6 +15,8 @@ export { fnv1a64Hex, MAX_RANGES, rangeBounds, rangeOf } from "./hash_range.ts";
 export { type ShardKey, shardSelector } from "./shard_selector.ts";
 export { probeShardSelector, type SelectorSupport } from "./selector_probe.ts";
 export { assignRanges } from "./assignment.ts";
+export type { ReviewCreator } from "./permissions.ts";
+export type { FenceTicket } from "./shard_fence.ts";
 export type { KubeObject, ResourceRef } from "../resources/object.ts";
 export type { Logger } from "../log/logger.ts";
 export type { Clock } from "../time/clock.ts";

@@ -75,6 +75,49 @@ export interface ShardTicket {
  * process' clock; a range is released only after its in-flight reconciles returned, and otherwise left to
  * expire. Bad configuration (another range count or key in the group, missing Lease RBAC, a server that
  * rejects the selector) rejects `run` with a {@linkcode ShardConfigError} before anything is claimed.
+ *
+ * @example Share a controller's work with the other replicas of a group
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import {
+ *   CONFIG_MAPS,
+ *   KubeClient,
+ *   LEASES,
+ *   loadConfig,
+ *   Manager,
+ *   ShardCoordinator,
+ *   SharedInformerFactory,
+ * } from "@kubeloop/kubeloop";
+ *
+ * const config = await loadConfig();
+ * await using control = new KubeClient(config); // the group's Leases: no rate limit, no fence
+ * const namespace = control.namespace;
+ * const group = `example-${crypto.randomUUID().slice(0, 8)}`;
+ * const shard = new ShardCoordinator(control, { group, namespace, ranges: 4 });
+ * // The reconciles' client: each write passes only under the claim on its object's range.
+ * await using client = new KubeClient(config, { writeFence: shard.fence });
+ * const manager = new Manager(new SharedInformerFactory(client), {
+ *   shard,
+ *   metricsAddress: "0",
+ *   healthAddress: "0",
+ * });
+ * const stop = new AbortController();
+ * const name = `example-${crypto.randomUUID().slice(0, 8)}`;
+ * manager.controller({
+ *   name: "configmaps",
+ *   for: { ref: CONFIG_MAPS, fieldSelector: `metadata.name=${name}` },
+ *   namespace,
+ *   // Alone in its group, this replica holds every range; with others, only its share gets here.
+ *   reconcile: async () => stop.abort(),
+ * });
+ * const running = manager.run({ signal: stop.signal });
+ * await control.create(CONFIG_MAPS, { metadata: { name, namespace } });
+ * await running; // the controllers stop, then every range and the membership are released
+ * assert.deepEqual(shard.activeRanges(), []);
+ * await control.delete(CONFIG_MAPS, name, { namespace });
+ * const leases = await control.list(LEASES, { namespace, labelSelector: `shard.kubeloop.dev/group=${group}` });
+ * for (const lease of leases.items) await control.delete(LEASES, lease.metadata.name!, { namespace });
+ * ```
  */
 export class ShardCoordinator {
   /** This replica's identity in the group. */
