@@ -49,8 +49,10 @@ export interface HarnessOptions {
 }
 
 /** A running control plane the harness can use (tests' OwnedTestEnv, the benches' ControlPlane). */
-export type ControlPlaneLike = Pick<OwnedTestEnv, "server" | "kubeconfig" | "dir" | "kubectl"> &
-  AsyncDisposable & { readonly control?: string };
+export type ControlPlaneLike =
+  & Pick<OwnedTestEnv, "server" | "kubeconfig" | "dir" | "kubectl">
+  & AsyncDisposable
+  & { readonly control?: string };
 
 const AUDIT_POLICY = `apiVersion: audit.k8s.io/v1
 kind: Policy
