@@ -300,6 +300,7 @@ export class ShardCoordinator {
   async prepare(options: { signal?: AbortSignal } = {}): Promise<void> {
     if (this.#prepared) return;
     const { signal } = options;
+    await this.fence.load();
     if (this.#o.checkPermissions) await checkLeasePermissions(this.#client, this.#o.namespace, signal);
     let support: SelectorSupport = "client";
     if (this.#o.selector !== "client") {

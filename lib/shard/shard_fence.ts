@@ -1,4 +1,4 @@
-import { AsyncLocalStorage } from "node:async_hooks";
+import type { AsyncLocalStorage } from "node:async_hooks";
 import { NotShardOwnerError } from "./errors.ts";
 
 /** One reconcile's right to write for its range, as the fence sees it. */
@@ -23,9 +23,13 @@ export interface FenceTicket {
  * What it does NOT cover is what LeaseFence does not: a pause between the check and the socket, and writes
  * already sent. The lease duration exceeds the renew deadline, which leaves that margin before another
  * replica may claim the range.
+ *
+ * The async context is Node's `AsyncLocalStorage`, loaded by {@linkcode load} (the coordinator's `prepare`
+ * does it): importing `node:async_hooks` statically would load Deno's Node compatibility layer (6-7 MB of
+ * RSS) into every controller, sharded or not.
  */
 export class ShardFence {
-  readonly #context = new AsyncLocalStorage<FenceTicket>();
+  #context: AsyncLocalStorage<FenceTicket> | undefined;
   readonly #member: () => void;
 
   /** `member` throws unless this replica's membership is valid now. */
@@ -33,14 +37,24 @@ export class ShardFence {
     this.#member = member;
   }
 
+  /** Loads the async context `run` needs; idempotent. */
+  async load(): Promise<void> {
+    if (this.#context) return;
+    const { AsyncLocalStorage } = await import("node:async_hooks");
+    this.#context ??= new AsyncLocalStorage<FenceTicket>();
+  }
+
   /** Runs `fn` so that every write it makes (and that it starts) is checked against `ticket`. */
   run<R>(ticket: FenceTicket, fn: () => R): R {
+    if (!this.#context) {
+      throw new Error("ShardFence.run before load(): call the coordinator's prepare() first");
+    }
     return this.#context.run(ticket, fn);
   }
 
   /** Called by the KubeClient right before each write; throws {@linkcode NotShardOwnerError} to refuse it. */
   check(): void {
-    const ticket = this.#context.getStore();
+    const ticket = this.#context?.getStore();
     if (ticket?.open) ticket.check();
     else this.#member();
   }

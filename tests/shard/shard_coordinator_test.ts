@@ -87,6 +87,7 @@ Deno.test("writes outside a reconcile pass only while the membership is valid", 
 Deno.test("a reconcile's context follows promise chains it starts, and yields to the membership once it ended", async () => {
   const outcomes: string[] = [];
   const fence = new ShardFence(() => void outcomes.push("member"));
+  await fence.load();
   let open = true;
   const ticket: FenceTicket = {
     range: 2,
