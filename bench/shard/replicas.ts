@@ -13,6 +13,7 @@ import { startControlPlane } from "../_util/control_plane.ts";
 import { cpuMsBetween, cpuTime, memory } from "../_util/proc_stats.ts";
 import { type Replica, ShardHarness, waitFor } from "../../tests/e2e/_shard_harness.ts";
 import { print } from "../../tests/_util/print.ts";
+import { NAMESPACES } from "../../lib/resources/refs.ts";
 
 const arg = (name: string, fallback: number) =>
   Number(Deno.args.find((a) => a.startsWith(`--${name}=`))?.split("=")[1] ?? fallback);
@@ -42,6 +43,20 @@ async function settled(live: readonly Replica[], timeoutMs = 300_000): Promise<v
     () => "ranges did not settle",
     250,
   );
+}
+
+/**
+ * Waits until every replica used under 2 % of a core for 5 s: startup is over, including the Event writes
+ * the recorder sends one at a time after the reconciles (10,000 of them at the first sync).
+ */
+async function idle(live: readonly Replica[], timeoutMs = 900_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const before = live.map((r) => cpuTime(r.pid));
+    await new Promise((r) => setTimeout(r, 5_000));
+    if (live.every((r, i) => cpuMsBetween(before[i]!, cpuTime(r.pid)) < 100)) return;
+    if (Date.now() > deadline) throw new Error("replicas did not go idle");
+  }
 }
 
 /** Waits until no replica started a reconcile for `quietMs`. */
@@ -100,21 +115,40 @@ async function stopAll(live: readonly Replica[]): Promise<void> {
   await stopAll(seeders);
 }
 
+/** RSS (MiB) and CPU (% of a core) of `live` and of kube-apiserver over 30 idle seconds. */
+async function measureIdle(live: readonly Replica[]) {
+  const before = live.map((r) => cpuTime(r.pid));
+  const apiBefore = cpuTime(cp.apiserverPid);
+  const t0 = performance.now();
+  await new Promise((r) => setTimeout(r, 30_000));
+  const wall = performance.now() - t0;
+  return {
+    rssMiB: live.map((r) => mib(memory(r.pid).rss)),
+    cpuPercent: live.map((r, i) => Math.round(cpuMsBetween(before[i]!, cpuTime(r.pid)) / wall * 1000) / 10),
+    apiserverCpuPercent: Math.round(cpuMsBetween(apiBefore, cpuTime(cp.apiserverPid)) / wall * 1000) / 10,
+  };
+}
+
+// Fixed cost: one replica whose namespace holds nothing (its caches are empty; it still claims every range).
+{
+  await h.client.create(NAMESPACES, { metadata: { name: "empty" } });
+  const alone = await h.startReplica([...args("server"), "--namespace=empty", "--shard-group=empty"]);
+  await h.joined(alone);
+  await settled([alone]);
+  await idle([alone]);
+  record({ phase: "idle", mode: "empty namespace", n: 1, ...await measureIdle([alone]), keys: [0] });
+  await stopAll([alone]);
+}
+
 for (const mode of ["server", "client"] as const) {
   for (const n of COUNTS) {
     const started = Date.now();
     const live = await startReplicas(n, mode);
     await quiet(live, 15_000);
     const startupMs = Date.now() - started;
+    await idle(live);
     // Idle: 30 s of nothing but watches and Lease renewals.
-    const before = live.map((r) => cpuTime(r.pid));
-    const apiBefore = cpuTime(cp.apiserverPid);
-    const t0 = performance.now();
-    await new Promise((r) => setTimeout(r, 30_000));
-    const wall = performance.now() - t0;
-    const cpu = live.map((r, i) => Math.round(cpuMsBetween(before[i]!, cpuTime(r.pid)) / wall * 1000) / 10);
-    const apiCpu = Math.round(cpuMsBetween(apiBefore, cpuTime(cp.apiserverPid)) / wall * 1000) / 10;
-    const rss = live.map((r) => mib(memory(r.pid).rss));
+    const measured = await measureIdle(live);
     const keys = live.map((r) =>
       new Set(r.lines().filter((l) => l.msg === "Reconcile started").map((l) => l.key)).size
     );
@@ -140,17 +174,7 @@ for (const mode of ["server", "client"] as const) {
       await settled(remaining);
       killMs = Date.now() - t;
     }
-    const row = {
-      phase: "idle",
-      mode,
-      n,
-      startupMs,
-      rssMiB: rss,
-      cpuPercent: cpu,
-      apiserverCpuPercent: apiCpu,
-      keys,
-    };
-    record({ ...row, leaveMs, killMs });
+    record({ phase: "idle", mode, n, startupMs, ...measured, keys, leaveMs, killMs });
     await stopAll(remaining);
   }
 }

@@ -120,9 +120,9 @@ Deno.test({
         const takeoverMs = Date.now() - killed;
         figures.takeoverMs = takeoverMs;
         figures.rangesTakenOver = lost.size;
-        // Lease duration, then one retry period to see it, one to claim, and the caches' relist: a loaded
-        // 2-core machine gets twice the lease on top.
-        assert.ok(takeoverMs <= LEASE_S * 1000 * 3, `took ${takeoverMs} ms`);
+        // The lease duration, then one sync: a retry period (0.8 s) to see the expiry, the claim write and
+        // the caches' relist of the new share; 6 s allowed for it on a loaded 2-core machine (measured 1.6–2.6 s).
+        assert.ok(takeoverMs <= LEASE_S * 1000 + 6_000, `took ${takeoverMs} ms`);
       },
     );
 
