@@ -340,6 +340,7 @@ export class ShardCoordinator {
     await this.prepare({ signal });
     const o = this.#o;
     let stopBy: number | undefined;
+    let listing: Promise<void> | undefined;
     const wake = () => this.#wake?.();
     signal.addEventListener("abort", wake, { once: true });
     try {
@@ -357,11 +358,13 @@ export class ShardCoordinator {
           this.#logger.warn("Shard group left before every claim was released; the rest expire", {});
           return;
         }
-        await this.#observe();
+        // The list runs beside the ticks: a slow list must not space renewals out past their deadline.
+        listing ??= this.#observe().finally(() => listing = undefined);
         await this.#sleep(o.retryPeriodMs * (1 + this.#random() * 0.2));
       }
     } finally {
       signal.removeEventListener("abort", wake);
+      await listing;
       for (const a of this.#aborters) a?.abort(new NotShardOwnerError("Shard coordinator stopped"));
     }
   }

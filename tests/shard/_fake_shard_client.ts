@@ -3,6 +3,7 @@ import type { ListOptions } from "../../lib/client/types.ts";
 import type { Lease } from "../../lib/resources/coordination_v1.ts";
 import type { KubeObject, ObjectList, ResourceRef } from "../../lib/resources/object.ts";
 import type { ShardClient } from "../../lib/shard/mod.ts";
+import type { Clock } from "../../lib/time/clock.ts";
 
 /**
  * An in-memory API for the shard coordinator: Leases with resourceVersion compare-and-swap and label
@@ -14,6 +15,8 @@ export class FakeShardApi {
   #rv = 0;
   /** Every request fails with 503 while set (a partition from the API server). */
   unreachable = false;
+  /** Lists of Leases take this long on `clock` (a loaded API server). */
+  slowLists: { clock: Clock; ms: number } | undefined;
   /** How lists with a shard selector are answered: echoed (sharded list and watch), ignored, or a 500. */
   shardSelector: "echo" | "ignore" | "reject" = "ignore";
 
@@ -21,8 +24,10 @@ export class FakeShardApi {
     // deno-lint-ignore no-this-alias
     const api = this;
     return {
-      list<T extends KubeObject>(ref: ResourceRef<T>, options: ListOptions): Promise<ObjectList<T>> {
-        return api.#op(() => {
+      async list<T extends KubeObject>(ref: ResourceRef<T>, options: ListOptions): Promise<ObjectList<T>> {
+        const slow = api.slowLists;
+        if (slow) await new Promise<void>((resolve) => slow.clock.setTimer(resolve, slow.ms));
+        return await api.#op(() => {
           if (ref.plural !== "leases") {
             throw new ApiError({ code: 404, reason: "NotFound", message: ref.plural });
           }

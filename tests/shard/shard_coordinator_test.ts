@@ -165,3 +165,23 @@ Deno.test("two replicas split the ranges and a graceful stop hands its ranges to
   stopA.abort();
   await settle(clock, runA);
 });
+
+Deno.test("slow lists of the group's Leases do not space renewals out past their deadline", async () => {
+  const api = new FakeShardApi();
+  const clock = new FakeClock();
+  const c = coordinator(api, clock);
+  const stop = new AbortController();
+  const running = c.run({ signal: stop.signal });
+  await until(clock, () => c.activeRanges().length === 4);
+  // Every list now takes 9 s, just under the request timeout (the renew deadline, 10 s).
+  api.slowLists = { clock, ms: 9_000 };
+  const lost: number[] = [];
+  for (let t = 0; t < 60_000; t += 500) {
+    await clock.advance(500);
+    if (c.activeRanges().length < 4) lost.push(t);
+  }
+  assert.deepEqual(lost, [], "claims lapsed while lists were slow");
+  api.slowLists = undefined;
+  stop.abort();
+  await settle(clock, running);
+});
