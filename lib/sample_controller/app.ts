@@ -81,13 +81,13 @@ export async function runSampleController(flags: ControllerFlags, options: RunOp
     (config.inCluster ? config.namespace : "default");
   // Sharding: the reconciles' client is fenced by the coordinator, which needs the control client first.
   const identity = `${hostnameOr("unknown")}_${crypto.randomUUID().slice(0, 8)}`;
-  let shardFence: WriteFence | undefined;
+  const late: { fence?: WriteFence } = {};
   const sharded = flags.shards === undefined ? {} : {
     userAgent: `${FIELD_MANAGER}/0.1.0 shard/${identity}`,
     writeFence: {
       check: () => {
-        if (!shardFence) throw new NotShardOwnerError("Write refused: sharding has not started");
-        shardFence.check();
+        if (!late.fence) throw new NotShardOwnerError("Write refused: sharding has not started");
+        late.fence.check();
       },
     },
   };
@@ -105,7 +105,7 @@ export async function runSampleController(flags: ControllerFlags, options: RunOp
     retryPeriodMs: flags.shardLeaseDurationS * 1000 * 2 / 15,
     logger: logger.child({ component: "shard" }),
   });
-  shardFence = shard?.fence;
+  if (shard) late.fence = shard.fence;
   const factory = new SharedInformerFactory(client, {
     logger: logger.child({ component: "informer" }),
     metrics: informerMetricsFor(registry),

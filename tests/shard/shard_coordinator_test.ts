@@ -1,5 +1,4 @@
 import assert from "node:assert/strict";
-import { ApiError } from "../../lib/client/api_error.ts";
 import type { KubeObject, ResourceRef } from "../../lib/resources/object.ts";
 import { NotShardOwnerError, ShardConfigError, ShardCoordinator, ShardFence } from "../../lib/shard/mod.ts";
 import type { FenceTicket } from "../../lib/shard/shard_fence.ts";
