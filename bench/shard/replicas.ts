@@ -1,10 +1,13 @@
 /**
- * Scale-out, side by side in one run: N = 1, 2, 4 replicas of the reference controller (`--shards=32`)
+ * Scale-out, side by side in one run: N = 1, 2, 4 replicas of the reference controller (`--shards=16`)
  * over 10,000 Foos and their Deployments, with the API server's shard selector and with client-side
  * hashing (`--shard-selector=client`): each replica's idle RSS and CPU, the API server's CPU, handover after
  * a SIGKILL; then the time to converge 5,000 new Foos at each N.
  *
  *   nice -n 10 deno run --allow-all bench/shard/replicas.ts [--foos=10000] [--burst=5000]
+ *
+ * Smaller runs: `--counts=2` (replica counts), `--idle=30` (seconds measured idle), `--quiet=15` (seconds
+ * without a reconcile before a run counts as started), `--lease=15` (the replicas' lease duration).
  *
  * Prints a JSON line per measurement and a Markdown table at the end (bench/RESULTS.md, "Scale-out").
  * @module
@@ -21,7 +24,12 @@ const FOOS = arg("foos", 10_000);
 const BURST = arg("burst", 5_000);
 /** The library's defaults: 16 ranges, lease 15 s (renew deadline 10 s, retry 2 s). */
 const RANGES = 16;
-const COUNTS = [1, 2, 4];
+const COUNTS = (Deno.args.find((a) => a.startsWith("--counts="))?.split("=")[1] ?? "1,2,4").split(",").map(
+  Number,
+);
+const IDLE_MS = arg("idle", 30) * 1000;
+const QUIET_MS = arg("quiet", 15) * 1000;
+const LEASE_S = arg("lease", 15);
 
 /** The ranges a replica has active now, from its log. */
 function activeRanges(r: Replica): Set<number> {
@@ -46,16 +54,21 @@ async function settled(live: readonly Replica[], timeoutMs = 300_000): Promise<v
 }
 
 /**
- * Waits until every replica used under 2 % of a core for 5 s: startup is over, including the Event writes
- * the recorder sends one at a time after the reconciles (10,000 of them at the first sync).
+ * Waits until the replicas' CPU is steady: two windows in a row within a quarter of each other (or of 1 % of
+ * a core). Startup is then over, including the Event writes the recorder sends one at a time after the
+ * reconciles (10,000 of them at the first sync); what is left is the steady cost (watches, Lease renewals).
  */
 async function idle(live: readonly Replica[], timeoutMs = 900_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
+  const windowMs = Math.min(5_000, QUIET_MS);
+  let previous: number | undefined;
   for (;;) {
     const before = live.map((r) => cpuTime(r.pid));
-    await new Promise((r) => setTimeout(r, 5_000));
-    if (live.every((r, i) => cpuMsBetween(before[i]!, cpuTime(r.pid)) < 100)) return;
-    if (Date.now() > deadline) throw new Error("replicas did not go idle");
+    await new Promise((r) => setTimeout(r, windowMs));
+    const used = live.reduce((sum, r, i) => sum + cpuMsBetween(before[i]!, cpuTime(r.pid)), 0);
+    if (previous !== undefined && Math.abs(used - previous) <= Math.max(previous / 4, windowMs / 100)) return;
+    if (Date.now() > deadline) throw new Error("replicas did not settle");
+    previous = used;
   }
 }
 
@@ -89,6 +102,7 @@ await using cp = await startControlPlane();
 await using h = await ShardHarness.start({ controlPlane: cp });
 const args = (mode: "server" | "client") => [
   `--shards=${RANGES}`,
+  `--shard-lease-duration=${LEASE_S}`,
   `--shard-selector=${mode === "server" ? "auto" : "client"}`,
 ];
 
@@ -115,12 +129,12 @@ async function stopAll(live: readonly Replica[]): Promise<void> {
   await stopAll(seeders);
 }
 
-/** RSS (MiB) and CPU (% of a core) of `live` and of kube-apiserver over 30 idle seconds. */
+/** RSS (MiB) and CPU (% of a core) of `live` and of kube-apiserver over `IDLE_MS` idle. */
 async function measureIdle(live: readonly Replica[]) {
   const before = live.map((r) => cpuTime(r.pid));
   const apiBefore = cpuTime(cp.apiserverPid);
   const t0 = performance.now();
-  await new Promise((r) => setTimeout(r, 30_000));
+  await new Promise((r) => setTimeout(r, IDLE_MS));
   const wall = performance.now() - t0;
   return {
     rssMiB: live.map((r) => mib(memory(r.pid).rss)),
@@ -144,7 +158,7 @@ for (const mode of ["server", "client"] as const) {
   for (const n of COUNTS) {
     const started = Date.now();
     const live = await startReplicas(n, mode);
-    await quiet(live, 15_000);
+    await quiet(live, QUIET_MS);
     const startupMs = Date.now() - started;
     await idle(live);
     // Idle: 30 s of nothing but watches and Lease renewals.
@@ -182,7 +196,7 @@ for (const mode of ["server", "client"] as const) {
 // Bursts: 5,000 new Foos at each N (server mode). Earlier bursts' Foos stay: the base grows by 5,000 each time.
 for (const n of COUNTS) {
   const live = await startReplicas(n, "server");
-  await quiet(live, 10_000);
+  await quiet(live, QUIET_MS);
   const before = live.map((r) => cpuTime(r.pid));
   const apiBefore = cpuTime(cp.apiserverPid);
   const t0 = Date.now();
@@ -219,11 +233,11 @@ for (const r of rows.filter((r) => r.phase === "idle")) {
       `${seconds(r.startupMs)} | ${seconds(r.leaveMs)} | ${seconds(r.killMs)} |`,
   );
 }
-print("\n| N | 5,000 Foos created (s) | converged (s) | replica CPU (s) | kube-apiserver CPU (s) |");
-print("| -: | -: | -: | --- | -: |");
+print("\n| N | new Foos | created (s) | converged (s) | replica CPU (s) | kube-apiserver CPU (s) |");
+print("| -: | -: | -: | -: | --- | -: |");
 for (const r of rows.filter((r) => r.phase === "burst")) {
   print(
-    `| ${r.n} | ${Number(r.createdMs) / 1000} | ${Number(r.convergeMs) / 1000} | ${
+    `| ${r.n} | ${r.foos} | ${Number(r.createdMs) / 1000} | ${Number(r.convergeMs) / 1000} | ${
       (r.replicaCpuSeconds as number[]).join(" / ")
     } | ${r.apiserverCpuSeconds} |`,
   );
