@@ -188,6 +188,7 @@ export type { WriteOrigin } from "./_internal/write_origin.ts";
 export { compareResourceVersions } from "./cache/resource_version.ts";
 export type { CacheSize, InformerMetrics } from "./cache/informer_metrics.ts";
 export type { ChangeSource } from "./cache/change_source.ts";
+export type { InformerPartition } from "./cache/informer_partition.ts";
 export { informerMetricsFor } from "./cache/informer_metrics_registry.ts";
 
 // The work queue.
@@ -219,6 +220,7 @@ export {
   Controller,
   type ControllerOptions,
   type ControllerRunOptions,
+  type ControllerShard,
   type OwnsSource,
   type PrimarySource,
   type WatchesSource,
@@ -234,7 +236,12 @@ export type {
   ReconcileRequest,
   TriggerEvent,
 } from "./controller/types.ts";
-export { Manager, type ManagerLeaderElection, type ManagerOptions } from "./controller/manager.ts";
+export {
+  Manager,
+  type ManagerLeaderElection,
+  type ManagerOptions,
+  type ManagerShard,
+} from "./controller/manager.ts";
 export { installSignalHandlers, type SignalHandlerOptions } from "./controller/signals.ts";
 export {
   and,
@@ -292,6 +299,17 @@ export { LeaderElectionLostError, NotLeaderError } from "./leader/errors.ts";
 export { LeaseFence, type LeaseFenceOptions } from "./leader/lease_fence.ts";
 export type { LeaseClient, LeaseRequestOptions } from "./leader/lease_client.ts";
 export { leaderMetricsFor } from "./leader/leader_metrics_registry.ts";
+
+// Scale-out: replicas sharing the work by hash range.
+export { type ShardClient, ShardCoordinator, type ShardTicket } from "./shard/shard_coordinator.ts";
+export type { ShardCoordinatorOptions } from "./shard/shard_coordinator_options.ts";
+export { NotShardOwnerError, ShardConfigError, type ShardConfigReason } from "./shard/errors.ts";
+export { type FenceTicket, ShardFence } from "./shard/shard_fence.ts";
+export { type PartitionSource, ShardPartition } from "./shard/shard_partition.ts";
+export { rangeOf } from "./shard/hash_range.ts";
+export { type ShardKey, shardSelector } from "./shard/shard_selector.ts";
+export type { SelectorSupport } from "./shard/selector_probe.ts";
+export type { ReviewCreator } from "./shard/permissions.ts";
 export {
   type EventInfo,
   EventRecorder,

@@ -31,6 +31,8 @@ export interface WriteThroughOptions<T extends KubeObject> {
   readonly fieldSelector?: string | undefined;
   /** Whether the informer caches PartialObjectMetadata. */
   readonly metadataOnly?: boolean | undefined;
+  /** The informer's partition share, when it has one: a write of an object outside it is not cached. */
+  readonly inShare?: ((object: KubeObject) => boolean) | undefined;
   /** The informer's store writer. */
   readonly writer: StoreWriter<T>;
   /** The informer's transform (managedFields stripping, the user's transform, freezing). */
@@ -72,7 +74,9 @@ export class WriteThrough<T extends KubeObject> {
     try {
       const labels = labelSelectorMatcher(options.labelSelector ?? "");
       const fields = fieldSelectorMatcher(options.fieldSelector ?? "");
-      inScope = (object) => labels(object.metadata.labels ?? {}) && fields(object);
+      const share = options.inShare;
+      inScope = (object) =>
+        labels(object.metadata.labels ?? {}) && fields(object) && (share?.(object) ?? true);
     } catch {
       inScope = undefined; // a selector we cannot evaluate: the watch alone decides what is cached
     }

@@ -12,6 +12,7 @@ import type { WatcherEvent } from "../watch/watcher_event.ts";
 import { changeStream } from "./_change_stream.ts";
 import { emitTraced } from "./_change_spans.ts";
 import type { ChangeSource } from "./change_source.ts";
+import type { InformerPartition } from "./informer_partition.ts";
 import { RetryPolicy } from "./_retry_policy.ts";
 import { resourceName } from "./resource_name.ts";
 import { WriteThrough } from "./_write_through.ts";
@@ -108,6 +109,18 @@ export interface InformerOptions<T extends KubeObject>
    * @default {the informer's own client, when it reports its writes (KubeClient and FakeApi do)}
    */
   readonly writes?: WriteSource | false;
+  /**
+   * Cache only this partition's current share, following its changes (replicas splitting the work).
+   * @default {everything in scope}
+   */
+  readonly partition?: InformerPartition;
+}
+
+/** One share of a partition, read at once: the version it is, and its selector. */
+interface Share {
+  readonly partition: InformerPartition;
+  readonly version: number;
+  readonly shardSelector: string | undefined;
 }
 
 type Listener<T extends KubeObject> = (change: StoreChange<T>, source: ChangeSource) => void;
@@ -279,17 +292,59 @@ export class Informer<T extends KubeObject = KubeObject> {
     }, options.signal);
   }
 
-  /** Lists and watches until `signal` aborts; resolves then. Call it once. */
+  /**
+   * Lists and watches until `signal` aborts; resolves then. Call it once. With a `partition`, every change
+   * of its share ends the current list or watch and lists the new share (see {@linkcode InformerPartition}).
+   */
   async run(options: { signal: AbortSignal }): Promise<void> {
     const { signal } = options;
     if (this.#running) throw new Error(`Informer for ${this.#resource} is already running`);
     this.#running = true;
+    const metrics = this.#metrics;
+    const resync = this.#startResync();
+    const stopWrites = this.#observeWrites();
+    const store = this.#store;
+    if (metrics.trackCache) store.measureBytes(); // only then does anyone read the bytes
+    const untrack = metrics.trackCache?.(
+      this.#resource,
+      () => ({ objects: store.size, bytes: store.bytes ?? 0 }),
+    );
+    try {
+      const partition = this.#options.partition;
+      if (!partition) await this.#runScope(signal, undefined);
+      else while (!signal.aborted) await this.#runShare(signal, partition);
+    } finally {
+      stopWrites();
+      this.#writeThrough = undefined;
+      resync?.cancel();
+      untrack?.();
+      this.#running = false;
+    }
+  }
+
+  /** Lists and watches one share of `partition` until the share changes or `signal` aborts. */
+  async #runShare(signal: AbortSignal, partition: InformerPartition): Promise<void> {
+    const changed = new AbortController();
+    const unsubscribe = partition.subscribe(() => changed.abort());
+    try {
+      await this.#runScope(AbortSignal.any([signal, changed.signal]), {
+        partition,
+        version: partition.version,
+        shardSelector: partition.shardSelector,
+      });
+    } finally {
+      unsubscribe();
+    }
+  }
+
+  async #runScope(signal: AbortSignal, share: Share | undefined): Promise<void> {
     const o = this.#options;
     const metrics = this.#metrics;
     const resource = this.#resource;
     let failing = false;
     const source = watcher<T>(this.#client, this.#ref, {
       ...o,
+      ...(share?.shardSelector ? { shardSelector: share.shardSelector } : {}),
       logger: this.#logger,
       signal,
       // A large list page is transformed item by item as it is decoded: its untransformed objects
@@ -328,27 +383,35 @@ export class Informer<T extends KubeObject = KubeObject> {
         this.#failed(error);
       },
     });
-    const resync = this.#startResync();
-    const stopWrites = this.#observeWrites();
-    const store = this.#store;
-    if (metrics.trackCache) store.measureBytes(); // only then does anyone read the bytes
-    const untrack = metrics.trackCache?.(resource, () => ({ objects: store.size, bytes: store.bytes ?? 0 }));
-    try {
-      for await (const raw of events) {
-        if (raw.type === "init") metrics.relist(resource);
-        if (raw.type === "initDone") this.#listed();
-        const source = raw.type === "initDone" ? (this.hasSynced() ? "relist" : "list") : "watch";
-        const changes = this.#writer.apply(this.#transformEvent(raw));
-        if (changes.length > 0) {
-          emitTraced(resource, source, changes, (change) => this.#changed(change, source));
-        }
+    for await (const raw of events) {
+      if (raw.type === "init") metrics.relist(resource);
+      if (raw.type === "initDone") this.#listed();
+      const source = raw.type === "initDone" ? (this.hasSynced() ? "relist" : "list") : "watch";
+      const event = share
+        ? this.#inShare(this.#transformEvent(raw), share.partition)
+        : this.#transformEvent(raw);
+      const changes = event ? this.#writer.apply(event) : [];
+      if (changes.length > 0) {
+        emitTraced(resource, source, changes, (change) => this.#changed(change, source));
       }
-    } finally {
-      stopWrites();
-      this.#writeThrough = undefined;
-      resync?.cancel();
-      untrack?.();
-      this.#running = false;
+      if (raw.type === "initDone" && share) share.partition.synced(share.version);
+    }
+  }
+
+  /**
+   * `event` as the share sees it: objects outside it are not cached, and one that left it (its owner
+   * changed, say) is deleted from the cache. Undefined: nothing to apply.
+   */
+  #inShare(event: WatcherEvent<T>, partition: InformerPartition): WatcherEvent<T> | undefined {
+    switch (event.type) {
+      case "initApply":
+        return partition.includes(event.object as DeepReadonly<T>) ? event : undefined;
+      case "apply":
+        return partition.includes(event.object as DeepReadonly<T>)
+          ? event
+          : { type: "delete", object: event.object };
+      default:
+        return event;
     }
   }
 
@@ -455,6 +518,7 @@ export class Informer<T extends KubeObject = KubeObject> {
       labelSelector: o.labelSelector,
       fieldSelector: o.fieldSelector,
       metadataOnly: o.metadataOnly,
+      inShare: o.partition ? (object) => o.partition!.includes(object as DeepReadonly<T>) : undefined,
       writer: this.#writer,
       transform: (object) => this.#transform(object),
       // Changes it hands on at once come from #changed (their source is known); those it held for a write

@@ -43,6 +43,7 @@ export {
   type SyncStatus,
 } from "./informer.ts";
 export { type CacheSize, type InformerMetrics, noopInformerMetrics } from "./informer_metrics.ts";
+export type { InformerPartition } from "./informer_partition.ts";
 export {
   type InformerScope,
   SharedInformerFactory,

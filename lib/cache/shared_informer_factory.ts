@@ -2,6 +2,7 @@ import type { KubeObject, PartialObjectMetadata, ResourceRef } from "../resource
 import type { ListWatcher } from "../watch/list_watcher.ts";
 import { Informer, type InformerOptions, resourceName } from "./informer.ts";
 import type { Indexers } from "./store.ts";
+import type { InformerPartition } from "./informer_partition.ts";
 
 /** What makes two informers the same watch. */
 export interface InformerScope {
@@ -32,7 +33,7 @@ export interface InformerScope {
 /** Defaults applied to every informer the factory creates (indexers and transform are per informer type, so not here). */
 export type SharedInformerFactoryOptions = Omit<
   InformerOptions<KubeObject>,
-  "namespace" | "labelSelector" | "fieldSelector" | "metadataOnly" | "indexers" | "transform"
+  "namespace" | "labelSelector" | "fieldSelector" | "metadataOnly" | "indexers" | "transform" | "partition"
 >;
 
 /** Per-informer options: its scope plus indexers, and a transform used only by the first caller. */
@@ -48,6 +49,11 @@ export interface SharedInformerOptions<T extends KubeObject> extends InformerSco
    * @default {none}
    */
   readonly transform?: (object: T) => T;
+  /**
+   * Cache only this partition's share; informers of different partitions are different informers.
+   * @default {everything in scope}
+   */
+  readonly partition?: InformerPartition;
 }
 
 interface Entry {
@@ -116,6 +122,7 @@ export class SharedInformerFactory {
       options.labelSelector ?? "",
       options.fieldSelector ?? "",
       options.metadataOnly ? "metadata" : "",
+      options.partition?.id ?? "",
     ]
       .join("|");
     let entry = this.#entries.get(key);

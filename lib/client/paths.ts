@@ -91,6 +91,7 @@ export function selectorQuery(options: ListOptions & RawWatchOptions, watch: boo
   if (watch) q.set("watch", "true");
   if (options.labelSelector) q.set("labelSelector", options.labelSelector);
   if (options.fieldSelector) q.set("fieldSelector", options.fieldSelector);
+  if (options.shardSelector) q.set("shardSelector", options.shardSelector);
   if (options.resourceVersion !== undefined) q.set("resourceVersion", options.resourceVersion);
   if (options.resourceVersionMatch) q.set("resourceVersionMatch", options.resourceVersionMatch);
   if (options.timeoutSeconds !== undefined) q.set("timeoutSeconds", String(options.timeoutSeconds));

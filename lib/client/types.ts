@@ -34,6 +34,14 @@ export interface SelectorOptions extends RequestOptions {
    */
   readonly fieldSelector?: string;
   /**
+   * kube-apiserver's sharded list and watch (v1.36+, alpha, feature gate `ShardedListAndWatch`), e.g.
+   * `shardRange(object.metadata.uid, '0x0000000000000000', '0x8000000000000000')`; see `shardSelector` in
+   * lib/shard. A server without the feature ignores it and answers with everything: a sharded list's
+   * `metadata.shardInfo.selector` echoes it when it was applied.
+   * @default {no shard selector}
+   */
+  readonly shardSelector?: string;
+  /**
    * "0" = any cached version; unset = most recent (quorum read).
    * @default {unset: the most recent version (quorum read)}
    */

@@ -1,6 +1,6 @@
 import { EventLoopSlicer } from "../_internal/event_loop_slicer.ts";
 import { objectKey, splitKey } from "../client/paths.ts";
-import type { KubeObject } from "../resources/object.ts";
+import type { KubeObject, ResourceRef } from "../resources/object.ts";
 import { type Logger, noopLogger } from "../log/logger.ts";
 import { queueMetricsFor } from "../queue/queue_metrics_registry.ts";
 import { type AddOptions, LOW_PRIORITY, RateLimitingQueue } from "../queue/mod.ts";
@@ -11,7 +11,7 @@ import { activeSpanContext, tracingEnabled } from "../trace/tracing.ts";
 import { traceReconcile } from "./_reconcile_span.ts";
 import { describeReason, ReasonBook, type ReconcileTrigger } from "./reconcile_reason.ts";
 import type { DeepReadonly } from "../resources/deep_readonly.ts";
-import type { ControllerOptions, OwnsSource, PrimarySource } from "./controller_options.ts";
+import type { ControllerOptions, ControllerShard, OwnsSource, PrimarySource } from "./controller_options.ts";
 import {
   type ControllerMetrics,
   controllerMetricsFor,
@@ -30,7 +30,13 @@ import type {
   TriggerEvent,
 } from "./types.ts";
 
-export type { ControllerOptions, OwnsSource, PrimarySource, WatchesSource } from "./controller_options.ts";
+export type {
+  ControllerOptions,
+  ControllerShard,
+  OwnsSource,
+  PrimarySource,
+  WatchesSource,
+} from "./controller_options.ts";
 
 /** Options of {@linkcode Controller.run}. */
 export interface ControllerRunOptions {
@@ -121,6 +127,9 @@ export class Controller<T extends KubeObject = KubeObject> {
   #primaryPredicates: Predicate<T>[];
   #stuck = new Set<string>();
   #started = false;
+  #shard: ControllerShard | undefined;
+  /** Sharded: primary objects deleted from the cache, until their key was processed (their range). */
+  #tombstones = new Map<string, DeepReadonly<T>>();
   /** Tags this controller's writes (compared by identity). */
   readonly #writer = {};
   #reasons = new ReasonBook();
@@ -157,16 +166,24 @@ export class Controller<T extends KubeObject = KubeObject> {
     const primary: PrimarySource<T> = "ref" in o.for ? o.for : { ref: o.for };
     this.#primaryPredicates = o.predicates ?? [];
     this.#primaryResource = resourceName(primary.ref);
+    this.#shard = o.shard;
+    const share = (ref: ResourceRef, source: "self" | "controller") =>
+      o.shard ? { partition: o.shard.partition(ref, source) } : {};
     this.primary = this.#watch<T>(
-      informers.informer<T>(primary.ref, scope(primary)),
+      informers.informer<T>(primary.ref, { ...scope(primary), ...share(primary.ref, "self") }),
       this.#primaryResource,
       this.#primaryPredicates,
       (obj) => [requestFor(obj)],
     );
+    if (o.shard) this.#followShard(o.shard);
     for (const owned of o.owns ?? []) {
       const source: OwnsSource = "ref" in owned ? owned : { ref: owned };
       const resource = resourceName(source.ref);
-      this.#watch(informers.informer(source.ref, scope(source)), resource, source.predicates ?? [], (obj) => {
+      const informer = informers.informer(source.ref, {
+        ...scope(source),
+        ...share(source.ref, "controller"),
+      });
+      this.#watch(informer, resource, source.predicates ?? [], (obj) => {
         const request = requestForController(obj, primary.ref);
         return request ? [request] : [];
       });
@@ -282,6 +299,26 @@ export class Controller<T extends KubeObject = KubeObject> {
     }
   }
 
+  /**
+   * Sharded: when a range starts admitting work, its keys are queued (the cache holds them by then); a
+   * deleted primary object's last state is kept until its key is processed, so the deletion is reconciled
+   * by the replica holding its range.
+   */
+  #followShard(shard: ControllerShard): void {
+    this.#unsubscribe.push(shard.onActivated((range) => {
+      if (!this.#started) return;
+      for (const object of this.primary.store.list()) {
+        if (shard.rangeOf(object) !== range) continue;
+        if (this.#primaryPredicates.every((p) => p({ type: "add", object }))) {
+          this.enqueue(requestFor(object));
+        }
+      }
+    }));
+    this.#unsubscribe.push(this.primary.subscribe({
+      onDelete: (object) => void this.#tombstones.set(objectKey(object), object),
+    }));
+  }
+
   /** Scans the primary cache for objects stuck terminating, periodically; returns the timer. */
   #watchStuckTerminating(): Timer | undefined {
     if (this.#stuckAfterMs <= 0) return undefined;
@@ -386,9 +423,32 @@ export class Controller<T extends KubeObject = KubeObject> {
   }
 
   async #process(key: string): Promise<void> {
+    let ticket: ShardTicketLike | undefined;
+    if (this.#shard) {
+      const object = this.primary.store.get(key) ?? this.#tombstones.get(key);
+      ticket = object ? this.#shard.begin(object) : undefined;
+      if (!ticket) {
+        // Its range is not active here: the replica that holds it reconciles it.
+        this.#reasons.take(key, this.#clock.now(), this.queue.dueAt(key) !== undefined);
+        this.#tombstones.delete(key);
+        this.queue.forget(key);
+        return;
+      }
+    }
+    try {
+      await this.#reconcileKey(key, ticket);
+    } finally {
+      ticket?.end();
+    }
+  }
+
+  async #reconcileKey(key: string, ticket: ShardTicketLike | undefined): Promise<void> {
     const reason = this.#reasons.take(key, this.#clock.now(), this.queue.dueAt(key) !== undefined);
     const logger = this.#logger.child({ key, reason: describeReason(reason) });
     const ctl = new AbortController();
+    const onLost = () => ctl.abort(ticket?.signal.reason);
+    if (ticket?.signal.aborted) onLost();
+    else ticket?.signal.addEventListener("abort", onLost, { once: true });
     const onHardStop = () => ctl.abort(this.#hardStop.signal.reason);
     if (this.#hardStop.signal.aborted) onHardStop();
     else this.#hardStop.signal.addEventListener("abort", onHardStop, { once: true });
@@ -408,7 +468,9 @@ export class Controller<T extends KubeObject = KubeObject> {
       const retries = this.queue.numRequeues(key);
       const context = { signal: ctl.signal, logger, key, retries };
       const origin: WriteOrigin = { writer: this.#writer, name: this.name, key };
-      const run = () => runAsWriter(origin, () => this.#reconcile(splitKey(key), context));
+      const unfenced = () => runAsWriter(origin, () => this.#reconcile(splitKey(key), context));
+      // Sharded: every write the reconcile makes passes only under its range's claim.
+      const run = ticket ? () => ticket.run(unfenced) : unfenced;
       const action = tracingEnabled()
         ? await traceReconcile(
           { controller: this.name, key, retries, queueWaitSeconds: (started - reason.atMs) / 1000 },
@@ -416,6 +478,7 @@ export class Controller<T extends KubeObject = KubeObject> {
           run,
         )
         : await run();
+      this.#tombstones.delete(key);
       if (action?.requeueAfterMs !== undefined && action.requeueAfterMs > 0) {
         this.queue.forget(key);
         this.queue.addAfter(key, action.requeueAfterMs, requeue);
@@ -437,6 +500,7 @@ export class Controller<T extends KubeObject = KubeObject> {
     } finally {
       timer?.cancel();
       this.#hardStop.signal.removeEventListener("abort", onHardStop);
+      ticket?.signal.removeEventListener("abort", onLost);
     }
     const seconds = (this.#clock.now() - started) / 1000;
     this.#metrics.reconciled(result, seconds);
@@ -467,6 +531,9 @@ function triggerType(
       return type;
   }
 }
+
+/** What the controller uses of a shard ticket (lib/shard's `ShardTicket`). */
+type ShardTicketLike = NonNullable<ReturnType<ControllerShard["begin"]>>;
 
 /** A source's informer scope: its own fields, the namespace defaulting to the controller's. */
 function scopeOf(source: InformerScope, namespace: string | undefined): InformerScope {

@@ -6,6 +6,10 @@ import type { MetricsRegistry } from "../metrics/registry.ts";
 import type { RateLimiter } from "../queue/mod.ts";
 import type { Clock } from "../time/clock.ts";
 import type { Predicate, Reconciler, ReconcileRequest } from "./types.ts";
+import type { ShardCoordinator } from "../shard/mod.ts";
+
+/** What a controller needs from a shard coordinator (lib/shard's `ShardCoordinator`). */
+export type ControllerShard = Pick<ShardCoordinator, "partition" | "begin" | "onActivated" | "rangeOf">;
 
 /**
  * The primary kind with the scope of its informer: `{ ref: CONFIG_MAPS, labelSelector: "mirror=true" }`
@@ -115,6 +119,14 @@ export interface ControllerOptions<T extends KubeObject = KubeObject> {
    * @default {the queue's default (5 ms .. 1000 s per key, 10 qps burst 100)}
    */
   rateLimiter?: RateLimiter<string>;
+  /**
+   * Split the work with other replicas: the primary kind's informer caches this replica's share (by the
+   * object's hash), owned kinds' informers the share of their controlling owners, and a key is reconciled
+   * only while its object's range is active here, inside that claim's write fence. Keys become work when
+   * their range does. `watches` sources are cached whole.
+   * @default {no sharding: every key}
+   */
+  shard?: ControllerShard;
   /**
    * Registers controller_runtime_* and workqueue_* metrics.
    * @default {no metrics}

@@ -19,6 +19,8 @@ import { type Clock, systemClock } from "../time/clock.ts";
 import { Controller, type ControllerOptions } from "./controller.ts";
 import { leaderMetricsFor } from "../leader/leader_metrics_registry.ts";
 import type { InformerSource } from "./types.ts";
+import type { ControllerShard } from "./controller_options.ts";
+import type { ShardCoordinator } from "../shard/mod.ts";
 
 /** What the Manager needs from a SharedInformerFactory. */
 export interface InformerFactoryLike extends InformerSource {
@@ -56,6 +58,16 @@ export interface ManagerOptions {
    * @default {true}
    */
   warmStandby?: boolean;
+  /**
+   * Split the work with other replicas instead of electing a leader: every controller made through the
+   * Manager reconciles only the keys of the ranges this coordinator holds, with the informer shares and the
+   * write fence that go with them (give `coordinator.fence` as the `writeFence` of the reconciles' client).
+   * `run` prepares it (RBAC check, selector detection) before the informers start, runs it beside the
+   * controllers, and stops it after them, so every range is released once its reconciles returned.
+   * Exclusive with `leaderElection`.
+   * @default {no sharding}
+   */
+  shard?: ManagerShard;
   /**
    * Shared by every controller and served at /metrics.
    * @default {a new MetricsRegistry}
@@ -99,6 +111,9 @@ export interface ManagerOptions {
 }
 
 export { LeaderElectionLostError };
+
+/** What the Manager needs from a shard coordinator (lib/shard's `ShardCoordinator`). */
+export type ManagerShard = ControllerShard & Pick<ShardCoordinator, "prepare" | "run">;
 
 /**
  * Runs controllers the way controller-runtime's manager does: starts the shared informers (also on a
@@ -152,6 +167,9 @@ export class Manager {
 
   /** Creates the instance; see the options type for defaults. */
   constructor(informers: InformerFactoryLike, options: ManagerOptions = {}) {
+    if (options.shard && options.leaderElection) {
+      throw new TypeError("A Manager takes either `shard` or `leaderElection`, not both");
+    }
     this.#factory = informers;
     this.#options = options;
     this.registry = options.registry ?? new MetricsRegistry();
@@ -167,6 +185,7 @@ export class Manager {
       logger: this.#logger,
       clock: this.#clock,
       gracefulShutdownMs: this.#options.gracefulShutdownMs ?? 30_000,
+      ...(this.#options.shard ? { shard: this.#options.shard } : {}),
       ...options,
     });
     this.#controllers.push(c as unknown as Controller<KubeObject>);
@@ -239,8 +258,14 @@ export class Manager {
       this.#informersStarted = true;
       this.#factory.start(background.signal);
     };
-    if (!o.leaderElection || (o.warmStandby ?? true)) startInformers();
     try {
+      // Before the informers start, so they list this replica's share from the first request.
+      if (o.shard) await o.shard.prepare({ signal });
+      if (!o.leaderElection || (o.warmStandby ?? true)) startInformers();
+      if (o.shard) {
+        await this.#runSharded(o.shard, signal);
+        return;
+      }
       const election = o.leaderElection;
       if (!election) {
         await this.#runControllers(signal);
@@ -288,6 +313,36 @@ export class Manager {
       await Promise.all([server?.finished, this.#factory.stopped?.()]);
       this.#logger.info("Manager stopped");
     }
+  }
+
+  /**
+   * Controllers and the coordinator side by side. On shutdown the controllers stop first (their grace
+   * period), then the coordinator releases what it holds; a refused configuration aborts the controllers'
+   * in-flight work at once and rejects.
+   */
+  async #runSharded(shard: ManagerShard, signal: AbortSignal): Promise<void> {
+    const stopShard = new AbortController();
+    const refused = new AbortController();
+    const stopControllers = new AbortController();
+    const onAbort = () => stopControllers.abort(signal.reason);
+    if (signal.aborted) onAbort();
+    else signal.addEventListener("abort", onAbort, { once: true });
+    // Settles to the refusal (or undefined), so it is never an unhandled rejection while controllers run.
+    const sharding = shard.run({ signal: stopShard.signal }).then(() => undefined, (error: unknown) => {
+      refused.abort(error);
+      stopControllers.abort(error);
+      return { error };
+    });
+    let controllers: { error: unknown } | undefined;
+    try {
+      await this.#runControllers(stopControllers.signal, refused.signal);
+    } catch (error) {
+      controllers = { error };
+    }
+    signal.removeEventListener("abort", onAbort);
+    stopShard.abort();
+    const failed = (await sharding) ?? controllers;
+    if (failed) throw failed.error;
   }
 
   async #runControllers(signal: AbortSignal, lost?: AbortSignal): Promise<void> {

@@ -8,6 +8,7 @@ export {
   Controller,
   type ControllerOptions,
   type ControllerRunOptions,
+  type ControllerShard,
   type OwnsSource,
   type PrimarySource,
   type WatchesSource,
@@ -19,6 +20,7 @@ export {
   Manager,
   type ManagerLeaderElection,
   type ManagerOptions,
+  type ManagerShard,
 } from "./manager.ts";
 export { installSignalHandlers, type SignalHandlerOptions } from "./signals.ts";
 export {

@@ -1,6 +1,13 @@
 import type { DeepReadonly } from "../resources/deep_readonly.ts";
 import type { KubeObject, ResourceRef } from "../resources/object.ts";
-import type { Indexers, InformerHandler, InformerScope, Store, SyncStatus } from "../cache/mod.ts";
+import type {
+  Indexers,
+  InformerHandler,
+  InformerPartition,
+  InformerScope,
+  Store,
+  SyncStatus,
+} from "../cache/mod.ts";
 import type { Logger } from "../log/logger.ts";
 
 /** What to reconcile: the primary object's name (and namespace when it is namespaced). */
@@ -78,6 +85,6 @@ export interface InformerSource {
    */
   informer<T extends KubeObject>(
     ref: ResourceRef<T>,
-    options?: InformerScope & { readonly indexers?: Indexers<T> },
+    options?: InformerScope & { readonly indexers?: Indexers<T>; readonly partition?: InformerPartition },
   ): InformerLike<T>;
 }

@@ -114,6 +114,8 @@ export interface ListMeta {
   continue?: string;
   /** Estimated number of items after this page. */
   remainingItemCount?: number;
+  /** Set on a sharded list (kube-apiserver v1.36+): the shard selector the server applied. */
+  shardInfo?: { selector: string };
 }
 
 /** One page of a list. */

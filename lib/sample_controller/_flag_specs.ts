@@ -132,6 +132,56 @@ export const specs: readonly Spec[] = [
     apply: (f, v, as) => f.warmStandby = boolean(as, v),
   },
   {
+    name: "shards",
+    value: "string",
+    help: "Share the work with other replicas over this many hash ranges (a power of two, e.g. 32).",
+    apply: (f, v, as) => {
+      const n = integer(as, v, 1, 1024);
+      if ((n & (n - 1)) !== 0) throw invalid(as, v, "must be a power of two from 1 to 1024");
+      f.shards = n;
+    },
+  },
+  {
+    name: "shard-group",
+    value: "string",
+    help: 'Replicas with the same group share the work (default "kubeloop-sample-controller").',
+    apply: (f, v, as) => {
+      if (!/^[a-z0-9]([-a-z0-9]{0,48}[a-z0-9])?$/.test(v)) {
+        throw invalid(as, v, 'must be lowercase letters, digits and "-", at most 50 characters');
+      }
+      f.shardGroup = v;
+    },
+  },
+  {
+    name: "shard-key",
+    value: "string",
+    help: "What Foos are hashed on: uid or namespace (default uid).",
+    apply: (f, v, as) => f.shardKey = oneOf(as, v, ["uid", "namespace"] as const),
+  },
+  {
+    name: "shard-selector",
+    value: "string",
+    help: "auto, server or client: whether the API server filters each replica's share (default auto).",
+    apply: (f, v, as) => f.shardSelector = oneOf(as, v, ["auto", "server", "client"] as const),
+  },
+  {
+    name: "shard-namespace",
+    value: "string",
+    help: 'Namespace of the shard Leases (default: the in-cluster namespace, else "default").',
+    apply: (f, v, as) => {
+      if (!dnsLabel.test(v) || v.length > 63) {
+        throw invalid(as, v, "must be a namespace name (RFC 1123 label)");
+      }
+      f.shardNamespace = v;
+    },
+  },
+  {
+    name: "shard-lease-duration",
+    value: "string",
+    help: "Seconds before a dead replica's ranges are taken over (default 15).",
+    apply: (f, v, as) => f.shardLeaseDurationS = integer(as, v, 3, 600),
+  },
+  {
     name: "metrics-bind-address",
     value: "string",
     help: 'Address of /metrics, "0" disables (default ":8443").',

@@ -10,6 +10,9 @@ import type { ControllerFlags } from "./controller_flags.ts";
 import { type DeploymentReader, reconcileFoo } from "./reconcile.ts";
 import { fooTriggers } from "./triggers.ts";
 import { DEPLOYMENTS } from "../resources/refs.ts";
+import type { WriteFence } from "../client/mod.ts";
+import { NotShardOwnerError, ShardCoordinator } from "../shard/mod.ts";
+import { hostnameOr } from "../_internal/hostname.ts";
 import { type Deployment, FIELD_MANAGER, type Foo, FOOS } from "./types.ts";
 
 /** Env var overriding the service-account directory. For tests that run the binary "in-cluster" outside a pod. */
@@ -74,14 +77,39 @@ export async function runSampleController(flags: ControllerFlags, options: RunOp
   logger.info("Loaded configuration", { source: config.source, server: config.server.href });
   await checkCredentials(config, signal);
   const registry = new MetricsRegistry();
-  await using clients = sampleControllerClients(config, flags, { registry, logger });
+  const namespace = flags.leaderElectionNamespace ??
+    (config.inCluster ? config.namespace : "default");
+  // Sharding: the reconciles' client is fenced by the coordinator, which needs the control client first.
+  const identity = `${hostnameOr("unknown")}_${crypto.randomUUID().slice(0, 8)}`;
+  const late: { fence?: WriteFence } = {};
+  const sharded = flags.shards === undefined ? {} : {
+    userAgent: `${FIELD_MANAGER}/0.1.0 shard/${identity}`,
+    writeFence: {
+      check: () => {
+        if (!late.fence) throw new NotShardOwnerError("Write refused: sharding has not started");
+        late.fence.check();
+      },
+    },
+  };
+  await using clients = sampleControllerClients(config, flags, { registry, logger, ...sharded });
   const { client, controlClient, fence } = clients;
+  const shard = flags.shards === undefined ? undefined : new ShardCoordinator(controlClient, {
+    group: flags.shardGroup,
+    namespace: flags.shardNamespace ?? (config.inCluster ? config.namespace : "default"),
+    ranges: flags.shards,
+    key: flags.shardKey,
+    selector: flags.shardSelector,
+    identity,
+    leaseDurationMs: flags.shardLeaseDurationS * 1000,
+    renewDeadlineMs: flags.shardLeaseDurationS * 1000 * 2 / 3,
+    retryPeriodMs: flags.shardLeaseDurationS * 1000 * 2 / 15,
+    logger: logger.child({ component: "shard" }),
+  });
+  if (shard) late.fence = shard.fence;
   const factory = new SharedInformerFactory(client, {
     logger: logger.child({ component: "informer" }),
     metrics: informerMetricsFor(registry),
   });
-  const namespace = flags.leaderElectionNamespace ??
-    (config.inCluster ? config.namespace : "default");
   // Stops the metrics certificate watcher however run ends (a lost Lease rejects without `signal`).
   const stopping = new AbortController();
   using _stop = { [Symbol.dispose]: () => stopping.abort() };
@@ -93,6 +121,7 @@ export async function runSampleController(flags: ControllerFlags, options: RunOp
     ...secure,
     logger,
     warmStandby: flags.warmStandby,
+    ...(shard ? { shard } : {}),
     ...(flags.leaderElect
       ? {
         leaderElection: {
@@ -106,11 +135,16 @@ export async function runSampleController(flags: ControllerFlags, options: RunOp
   });
   const scope = flags.namespace ? { namespace: flags.namespace } : {};
   // Asked for first, so our index is the one the shared informer gets (first caller's options win).
+  // Sharded: the same shares the controller asks for (so the same informers), Deployments by their Foo.
   const deploymentInformer = factory.informer<Deployment>(DEPLOYMENTS, {
     ...scope,
+    ...(shard ? { partition: shard.partition(DEPLOYMENTS, "controller") } : {}),
     indexers: { [CONTROLLER_UID_INDEX]: (d) => [controllerOf(d)?.uid ?? ""].filter((uid) => uid !== "") },
   });
-  const fooInformer = factory.informer<Foo>(FOOS, scope);
+  const fooInformer = factory.informer<Foo>(FOOS, {
+    ...scope,
+    ...(shard ? { partition: shard.partition(FOOS, "self") } : {}),
+  });
   const deployments: DeploymentReader = {
     get: (key) => deploymentInformer.store.get(key),
     controlledBy: (uid) => deploymentInformer.store.byIndex(CONTROLLER_UID_INDEX, uid),

@@ -1,5 +1,6 @@
 import { ConfigError } from "../config/mod.ts";
 import { CertificateError } from "../observe/mod.ts";
+import { ShardConfigError } from "../shard/mod.ts";
 import { createLogger } from "../log/create_logger.ts";
 import { type Logger } from "../log/logger.ts";
 import type { ControllerFlags, LogFormat, LogLevel } from "./controller_flags.ts";
@@ -67,11 +68,16 @@ export async function cli(args: readonly string[], options: CliOptions): Promise
     version: options.version,
     workers: flags.workers,
     leaderElect: flags.leaderElect,
+    ...(flags.shards === undefined ? {} : { shards: flags.shards, shardGroup: flags.shardGroup }),
   });
   try {
     await options.run(flags, { signal: options.signal, logger });
   } catch (error) {
     if (error instanceof ConfigError) {
+      logger.error(error.message, { reason: error.reason });
+      return 2;
+    }
+    if (error instanceof ShardConfigError) {
       logger.error(error.message, { reason: error.reason });
       return 2;
     }

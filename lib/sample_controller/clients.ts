@@ -1,4 +1,4 @@
-import { KubeClient } from "../client/mod.ts";
+import { KubeClient, type WriteFence } from "../client/mod.ts";
 import type { ClusterConfig } from "../config/types.ts";
 import type { Transport } from "../http/types.ts";
 import { LeaseFence } from "../leader/mod.ts";
@@ -44,6 +44,16 @@ export interface SampleControllerClientsOptions {
    * @default {systemClock}
    */
   clock?: Clock;
+  /**
+   * The write fence of `client` instead of a leader-election LeaseFence (sharding: the coordinator's).
+   * @default {a LeaseFence with --leader-elect, else none}
+   */
+  writeFence?: WriteFence;
+  /**
+   * User-Agent of both clients, naming this replica.
+   * @default {"kubeloop-sample-controller/0.1.0"}
+   */
+  userAgent?: string;
 }
 
 /** Builds the two clients the reference controller uses; see {@linkcode SampleControllerClients}. */
@@ -56,7 +66,7 @@ export function sampleControllerClients(
   const shared = {
     logger: logger.child({ component: "client" }),
     metrics: restClientMetricsFor(registry),
-    userAgent: `${FIELD_MANAGER}/0.1.0`,
+    userAgent: options.userAgent ?? `${FIELD_MANAGER}/0.1.0`,
     ...(options.transport ? { transport: options.transport } : {}),
     ...(options.clock ? { clock: options.clock } : {}),
   };
@@ -65,7 +75,7 @@ export function sampleControllerClients(
     ...shared,
     ...(flags.kubeApiQps === undefined ? {} : { qps: flags.kubeApiQps }),
     ...(flags.kubeApiBurst === undefined ? {} : { burst: flags.kubeApiBurst }),
-    ...(fence ? { writeFence: fence } : {}),
+    ...(options.writeFence ? { writeFence: options.writeFence } : fence ? { writeFence: fence } : {}),
   });
   const controlClient = new KubeClient(config, shared);
   return {

@@ -36,6 +36,33 @@ export interface ControllerFlags {
    */
   warmStandby: boolean;
   /**
+   * Split the work with the other replicas of `shardGroup` over this many hash ranges (a power of two)
+   * instead of one replica doing it all. Undefined: no sharding.
+   */
+  shards?: number;
+  /**
+   * The shard group: replicas with the same group share the work.
+   * @default {"kubeloop-sample-controller"}
+   */
+  shardGroup: string;
+  /**
+   * What Foos are hashed on: `uid` (even spread) or `namespace` (a namespace stays on one replica).
+   * @default {"uid"}
+   */
+  shardKey: "uid" | "namespace";
+  /**
+   * `auto` (use the API server's shard selector when it offers one), `server` (require it) or `client`.
+   * @default {"auto"}
+   */
+  shardSelector: "auto" | "server" | "client";
+  /** Namespace of the shard Leases. Undefined: the in-cluster namespace, else "default". */
+  shardNamespace?: string;
+  /**
+   * Lease duration of shard claims in seconds; the renew deadline is 2/3 of it and the retry period 2/15.
+   * @default {15}
+   */
+  shardLeaseDurationS: number;
+  /**
    * `host:port` or `:port` for /metrics; "0" disables.
    * @default {":8443"}
    */
@@ -98,6 +125,10 @@ export function defaultFlags(): ControllerFlags {
     leaderElect: false,
     leaderElectionId: "kubeloop-sample-controller",
     warmStandby: true,
+    shardGroup: "kubeloop-sample-controller",
+    shardKey: "uid",
+    shardSelector: "auto",
+    shardLeaseDurationS: 15,
     metricsBindAddress: ":8443",
     metricsSecure: true,
     metricsCertName: "tls.crt",

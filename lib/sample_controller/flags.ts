@@ -49,6 +49,12 @@ export function parseFlags(args: readonly string[]): ParsedCommand {
     }
     spec.apply(flags, value, as);
   }
+  if (flags.shards !== undefined && flags.leaderElect) {
+    throw new FlagError(
+      "--shards and --leader-elect exclude each other: shards share the work, a leader does it all",
+      "--shards",
+    );
+  }
   return { kind: "run", flags };
 }
 

@@ -57,6 +57,12 @@ export interface WatcherOptions {
    */
   readonly fieldSelector?: string;
   /**
+   * The server's shard selector for every list and watch (see `SelectorOptions.shardSelector`); a server
+   * without the feature ignores it, so filter on the client too.
+   * @default {none}
+   */
+  readonly shardSelector?: string;
+  /**
    * List and watch metadata only (`PartialObjectMetadata` objects); see `SelectorOptions.metadataOnly`.
    * @default {false}
    */
@@ -215,6 +221,7 @@ export async function* watcher<T extends KubeObject = KubeObject>(
     namespace: options.namespace,
     labelSelector: options.labelSelector,
     fieldSelector: options.fieldSelector,
+    shardSelector: options.shardSelector,
     metadataOnly: options.metadataOnly,
     signal,
   });

@@ -19,6 +19,7 @@ import { KubeClient } from "../../lib/client/mod.ts";
 import { loadConfig } from "../../lib/config/mod.ts";
 import { installSignalHandlers, type KubeObject, Manager } from "../../lib/controller/mod.ts";
 import { LeaseFence } from "../../lib/leader/mod.ts";
+import { ShardCoordinator } from "../../lib/shard/mod.ts";
 import { createLogger } from "../../lib/log/create_logger.ts";
 import { MetricsRegistry } from "../../lib/metrics/registry.ts";
 import { restClientMetricsFor } from "../../lib/client/request_metrics_registry.ts";
@@ -41,6 +42,13 @@ export interface ManagerMainOptions {
   gracefulShutdownMs?: number;
   /** Every reconcile ends with a marking write (see the module doc). @default false */
   markWrites?: boolean;
+  /** The marking write is sent without the reconcile's signal, so only a write fence can stop it. @default false */
+  markIgnoresSignal?: boolean;
+  /**
+   * Share the work with other processes of this shard group instead of electing a leader: `ranges` hash
+   * ranges, claims with this lease duration (renew deadline 2/3, retry period 2/15 of it).
+   */
+  shard?: { group: string; ranges: number; leaseMs: number };
 }
 
 interface ConfigMap extends KubeObject {
@@ -54,11 +62,23 @@ async function main(options: ManagerMainOptions): Promise<number> {
   const config = await loadConfig({ kubeconfig: options.kubeconfig });
   const registry = new MetricsRegistry();
   const fence = options.leaseName === undefined ? undefined : new LeaseFence();
+  await using leaseClient = new KubeClient(config, { metrics: restClientMetricsFor(registry) });
+  const s = options.shard;
+  const shard = s === undefined ? undefined : new ShardCoordinator(leaseClient, {
+    group: s.group,
+    namespace: options.namespace,
+    ranges: s.ranges,
+    identity: options.identity,
+    leaseDurationMs: s.leaseMs,
+    renewDeadlineMs: s.leaseMs * 2 / 3,
+    retryPeriodMs: s.leaseMs * 2 / 15,
+    logger,
+  });
+  const writeFence = fence ?? shard?.fence;
   await using client = new KubeClient(config, {
     metrics: restClientMetricsFor(registry),
-    ...(fence ? { writeFence: fence } : {}),
+    ...(writeFence ? { writeFence } : {}),
   });
-  await using leaseClient = new KubeClient(config, { metrics: restClientMetricsFor(registry) });
   const factory = new SharedInformerFactory(client);
   const manager = new Manager(factory, {
     registry,
@@ -66,6 +86,7 @@ async function main(options: ManagerMainOptions): Promise<number> {
     metricsAddress: `127.0.0.1:${options.metricsPort}`,
     healthAddress: `127.0.0.1:${options.healthPort}`,
     ...(options.gracefulShutdownMs === undefined ? {} : { gracefulShutdownMs: options.gracefulShutdownMs }),
+    ...(shard ? { shard } : {}),
     ...(options.leaseName === undefined ? {} : {
       leaderElection: {
         client: leaseClient,
@@ -93,7 +114,7 @@ async function main(options: ManagerMainOptions): Promise<number> {
             type: "merge",
             namespace: options.namespace,
             fieldManager: options.identity,
-            signal: ctx.signal,
+            ...(options.markIgnoresSignal ? {} : { signal: ctx.signal }),
           });
           ctx.logger.info("Marked", {});
         } catch (error) {

@@ -139,3 +139,30 @@ Deno.test("smoke: bench/metrics_flood.ts floods for 2 s with 4 workers and print
     "| new connections to the API server |",
   ]);
 });
+
+Deno.test("smoke: bench/shard/replicas.ts with 4 Foos and 2 replicas prints its tables", async () => {
+  const run = await runBench(deno, [
+    "run",
+    "--allow-all",
+    "bench/shard/replicas.ts",
+    "--foos=4",
+    "--burst=2",
+    "--counts=2",
+    "--idle=1",
+    "--quiet=1",
+    "--lease=3",
+  ]);
+  assertExitedCleanly(run);
+  assert.match(run.stdout, /^\| empty namespace \| 1 \| [\d.]+ \| [\d.]+ \| [\d.]+ \|/m);
+  // RSS and CPU of both replicas, the API server's CPU, the keys each reconciled (every Foo once between
+  // them), startup and a graceful handover; with two replicas there is none left to SIGKILL ("–").
+  for (const mode of ["server", "client"]) {
+    const row = new RegExp(
+      `^\\| ${mode} \\| 2 \\| [\\d.]+ / [\\d.]+ \\| [\\d.]+ / [\\d.]+ \\| [\\d.]+ \\| (\\d+) / (\\d+) \\| [\\d.]+ \\| [\\d.]+ \\| – \\|$`,
+      "m",
+    ).exec(run.stdout);
+    assert.ok(row, `no complete "${mode}" row in:\n${run.stdout.slice(-3000)}`);
+    assert.equal(Number(row[1]) + Number(row[2]), 4, row[0]);
+  }
+  assertTable(run.stdout, "| N | new Foos | created (s) |", ["| 2 | 2 |"]);
+});

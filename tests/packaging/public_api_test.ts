@@ -176,6 +176,7 @@ const NEED_EXAMPLES: Readonly<Record<string, readonly string[]>> = {
     "Controller",
     "Manager",
     "LeaderElector",
+    "ShardCoordinator",
     "EventRecorder",
     "apply",
     "createOrPatch",

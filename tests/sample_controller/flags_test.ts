@@ -31,6 +31,10 @@ Deno.test("no arguments gives the documented defaults", () => {
     healthProbeBindAddress: ":8081",
     logLevel: "info",
     logFormat: "json",
+    shardGroup: "kubeloop-sample-controller",
+    shardKey: "uid",
+    shardSelector: "auto",
+    shardLeaseDurationS: 15,
   });
 });
 
@@ -56,6 +60,11 @@ Deno.test("every flag is parsed in the --name=value form", () => {
       "--kube-api-burst=40",
       "--log-level=debug",
       "--log-format=text",
+      "--shard-group=foos-a",
+      "--shard-key=namespace",
+      "--shard-selector=client",
+      "--shard-namespace=ops",
+      "--shard-lease-duration=6",
     ),
     {
       kubeconfig: "/k/config",
@@ -77,8 +86,22 @@ Deno.test("every flag is parsed in the --name=value form", () => {
       kubeApiBurst: 40,
       logLevel: "debug",
       logFormat: "text",
+      shardGroup: "foos-a",
+      shardKey: "namespace",
+      shardSelector: "client",
+      shardNamespace: "ops",
+      shardLeaseDurationS: 6,
     },
   );
+});
+
+Deno.test("--shards takes a power of two and excludes --leader-elect", () => {
+  assert.equal(run("--shards=32").shards, 32);
+  rejects(["--shards=12"], "--shards", /must be a power of two from 1 to 1024/);
+  rejects(["--shards=2048"], "--shards", /must be an integer from 1 to 1024/);
+  rejects(["--shards=8", "--leader-elect"], "--shards", /--shards and --leader-elect exclude each other/);
+  rejects(["--shard-key=name"], "--shard-key", /must be one of uid, namespace/);
+  rejects(["--shard-group=Foos_A"], "--shard-group", /lowercase letters, digits and "-"/);
 });
 
 Deno.test("values may follow as the next argument, with one or two dashes", () => {

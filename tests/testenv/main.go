@@ -30,6 +30,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 )
@@ -121,6 +122,14 @@ func run(dir, binDir string, withKCM bool, printFmt string, stdinEOF bool, logFi
 		"--allow-privileged=true",
 		"--cert-dir=" + p("apiserver-certs"),
 		"--v=1",
+	}
+	// Sharded list and watch (alpha since v1.36) is on where the release has it; -apiserver-arg flags come
+	// after, so -apiserver-arg=--feature-gates=ShardedListAndWatch=false turns it off again (repeated
+	// --feature-gates flags merge).
+	if minor, err := apiserverMinor(filepath.Join(binDir, "kube-apiserver")); err != nil {
+		return err
+	} else if minor >= 36 {
+		apiserverFlags = append(apiserverFlags, "--feature-gates=ShardedListAndWatch=true")
 	}
 	apiserverFlags = append(apiserverFlags, apiserverArgs...)
 	// Restartable, so the control endpoint can kill it and start it again on the same etcd.
@@ -332,4 +341,17 @@ contexts:
     namespace: default
 current-context: testenv
 `, server, b(keys.ca.certPEM), b(keys.admin.certPEM), b(keys.admin.keyPEM)))
+}
+
+// apiserverMinor is the minor version of a kube-apiserver binary ("Kubernetes v1.37.2" -> 37).
+func apiserverMinor(bin string) (int, error) {
+	out, err := exec.Command(bin, "--version").Output()
+	if err != nil {
+		return 0, fmt.Errorf("%s --version: %w", bin, err)
+	}
+	var major, minor int
+	if _, err := fmt.Sscanf(strings.TrimSpace(string(out)), "Kubernetes v%d.%d", &major, &minor); err != nil {
+		return 0, fmt.Errorf("%s --version printed %q: %w", bin, out, err)
+	}
+	return minor, nil
 }

@@ -29,6 +29,7 @@ export const FLOORS: Readonly<Record<string, number>> = {
   client: 5,
   watch: 6,
   leader: 6,
+  shard: 6,
   events: 6,
   auth: 6,
   cache: 7,
