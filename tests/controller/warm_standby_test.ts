@@ -41,7 +41,14 @@ async function standby(options: Partial<ManagerOptions>) {
     ...options,
   });
   const calls: ReconcileRequest[] = [];
-  manager.controller({ name: "foo", for: fooRef, reconcile: async (r) => void calls.push(r) });
+  manager.controller({
+    name: "foo",
+    for: fooRef,
+    reconcile: (r) => {
+      calls.push(r);
+      return Promise.resolve();
+    },
+  });
   factory.get(fooRef).add(obj("a"));
   const stop = new AbortController();
   const done = manager.run({ signal: stop.signal });
