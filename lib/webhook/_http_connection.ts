@@ -1,0 +1,286 @@
+/**
+ * One HTTP/1.1 server connection: requests read one at a time under byte limits and deadlines, answered
+ * in order, so no client can hold the connection's memory or time beyond them.
+ * @module
+ */
+import type { Clock, Timer } from "../time/clock.ts";
+import { headEnd, HttpRequestError, parseHead, type RequestHead } from "./_http_head.ts";
+
+/** The duplex byte stream a connection runs on (a `node:tls` socket, or a fake in tests). */
+export interface ByteStream {
+  /** Registers a listener. */
+  on(event: "data", listener: (chunk: Uint8Array) => void): unknown;
+  /** Registers a listener. */
+  on(event: "close", listener: () => void): unknown;
+  /** Registers a listener. */
+  on(event: "error", listener: (error: Error) => void): unknown;
+  /** Registers a one-time listener for the drain of the write buffer. */
+  once(event: "drain", listener: () => void): unknown;
+  /** Queues bytes; false when the write buffer is full (wait for "drain"). Failures arrive as "error". */
+  write(chunk: Uint8Array): boolean;
+  /** Sends the end of the stream (TLS close_notify) and closes once written. */
+  end(): unknown;
+  /** Closes at once. */
+  destroy(): unknown;
+}
+
+/** A complete request. */
+export interface HttpRequest extends RequestHead {
+  /** Exactly `contentLength` bytes. */
+  readonly body: Uint8Array;
+}
+
+/** What a handler answers. */
+export interface HttpResponse {
+  /** Status code. */
+  readonly status: number;
+  /** Content-Type of `body`. */
+  readonly contentType: string;
+  /** The body. */
+  readonly body: string | Uint8Array;
+}
+
+/** Byte and time limits of a connection. */
+export interface ConnectionLimits {
+  /** Largest request head (request line and header fields); larger gets 431. */
+  readonly maxHeaderBytes: number;
+  /** Largest body; a larger Content-Length gets 413 before any of the body is read. */
+  readonly maxBodyBytes: number;
+  /**
+   * Time from a request's first byte (for a connection's first request: from the end of the TLS handshake)
+   * until its body is complete, and for writing the answer. Over it: 408 (or just closing, when nothing of
+   * the request arrived).
+   */
+  readonly requestTimeoutMs: number;
+  /** Time a kept-alive connection may sit between requests. */
+  readonly idleTimeoutMs: number;
+}
+
+/** Why a connection ended other than by the client closing it. */
+export type ConnectionOutcome = "idle" | "timeout" | "refused" | "flood" | "write-timeout" | "error";
+
+/** Options of {@linkcode serveConnection}. */
+export interface ServeConnectionOptions {
+  /** Answers complete requests; a rejection is answered 500. */
+  handler: (request: HttpRequest) => Promise<HttpResponse>;
+  /** The limits. */
+  limits: ConnectionLimits;
+  /** Time source of the deadlines. */
+  clock: Clock;
+  /** Told why the server ended the connection, and about each refused request (for metrics and logs). */
+  onOutcome?: (outcome: ConnectionOutcome, detail?: HttpRequestError) => void;
+}
+
+/** A served connection. */
+export interface ServedConnection {
+  /** True while no request is being read or answered. */
+  readonly idle: boolean;
+  /** Finishes the request in progress, if any, then closes; closes at once when idle. */
+  drain(): void;
+  /** Closes at once. */
+  destroy(): void;
+  /** Resolves once the stream closed. */
+  readonly closed: Promise<void>;
+}
+
+const REASONS: Readonly<Record<number, string>> = {
+  100: "Continue",
+  200: "OK",
+  400: "Bad Request",
+  404: "Not Found",
+  405: "Method Not Allowed",
+  408: "Request Timeout",
+  411: "Length Required",
+  413: "Content Too Large",
+  415: "Unsupported Media Type",
+  417: "Expectation Failed",
+  431: "Request Header Fields Too Large",
+  500: "Internal Server Error",
+  503: "Service Unavailable",
+  505: "HTTP Version Not Supported",
+};
+
+const encoder = new TextEncoder();
+
+/** Serves `stream` until it closes. */
+export function serveConnection(stream: ByteStream, options: ServeConnectionOptions): ServedConnection {
+  const { limits, clock, handler } = options;
+  let buffer = new Uint8Array(0);
+  let state: "waiting" | "reading" | "busy" | "closed" = "waiting";
+  // Read through a function: callbacks change `state` across awaits, which the compiler's narrowing ignores.
+  const stateNow = () => state;
+  let head: RequestHead | undefined;
+  let draining = false;
+  let timer: Timer | undefined;
+  let resolveClosed: () => void;
+  const closed = new Promise<void>((resolve) => resolveClosed = resolve);
+
+  const arm = (ms: number, onExpiry: () => void) => {
+    timer?.cancel();
+    timer = clock.setTimer(onExpiry, ms);
+  };
+  const close = (outcome?: ConnectionOutcome) => {
+    if (state === "closed") return;
+    state = "closed";
+    timer?.cancel();
+    if (outcome) options.onOutcome?.(outcome);
+    stream.destroy();
+  };
+  const wait = (first: boolean) => {
+    state = "waiting";
+    head = undefined;
+    arm(first ? limits.requestTimeoutMs : limits.idleTimeoutMs, () => close(first ? "timeout" : "idle"));
+  };
+
+  /** Writes; when the client does not read and the buffer fills, waits for it to drain, up to the timeout. */
+  const write = (bytes: Uint8Array): boolean | Promise<boolean> => {
+    if (stream.write(bytes)) return stateNow() !== "closed";
+    return new Promise((resolve) => {
+      const writeTimer = clock.setTimer(() => {
+        close("write-timeout");
+        resolve(false);
+      }, limits.requestTimeoutMs);
+      stream.once("drain", () => {
+        writeTimer.cancel();
+        resolve(stateNow() !== "closed");
+      });
+    });
+  };
+
+  const respond = (response: HttpResponse, keepAlive: boolean): boolean | Promise<boolean> => {
+    const body = typeof response.body === "string" ? encoder.encode(response.body) : response.body;
+    const head = `HTTP/1.1 ${response.status} ${REASONS[response.status] ?? "Unknown"}\r\n` +
+      `content-type: ${response.contentType}\r\ncontent-length: ${body.length}\r\n` +
+      (keepAlive ? "" : "connection: close\r\n") + "\r\n";
+    const bytes = new Uint8Array(head.length + body.length);
+    bytes.set(encoder.encode(head));
+    bytes.set(body, head.length);
+    return write(bytes);
+  };
+
+  /** Answers a refused request and closes. */
+  const refuse = async (error: HttpRequestError) => {
+    state = "busy";
+    timer?.cancel();
+    options.onOutcome?.("refused", error);
+    const sent = await respond({
+      status: error.status,
+      contentType: "text/plain; charset=utf-8",
+      body: `${error.message}\n`,
+    }, false);
+    if (sent && stateNow() !== "closed") {
+      state = "closed";
+      stream.end();
+    }
+  };
+
+  const pump = async (): Promise<void> => {
+    while (state === "waiting" || state === "reading") {
+      if (head === undefined) {
+        if (buffer.length === 0) return;
+        if (state === "waiting") {
+          state = "reading";
+          arm(
+            limits.requestTimeoutMs,
+            () => void refuse(new HttpRequestError(408, "the request took too long to arrive")),
+          );
+        }
+        const end = headEnd(buffer.subarray(0, limits.maxHeaderBytes + 4));
+        if (end === -1) {
+          if (buffer.length > limits.maxHeaderBytes) {
+            return await refuse(
+              new HttpRequestError(431, `the request head exceeds ${limits.maxHeaderBytes} bytes`),
+            );
+          }
+          return;
+        }
+        try {
+          head = parseHead(buffer.subarray(0, end));
+        } catch (error) {
+          if (error instanceof HttpRequestError) return await refuse(error);
+          throw error;
+        }
+        buffer = buffer.subarray(end);
+        if (head.contentLength > limits.maxBodyBytes) {
+          return await refuse(
+            new HttpRequestError(
+              413,
+              `the body (${head.contentLength} bytes) exceeds ${limits.maxBodyBytes} bytes`,
+            ),
+          );
+        }
+        if (head.expectContinue && buffer.length < head.contentLength) {
+          if (!await write(encoder.encode("HTTP/1.1 100 Continue\r\n\r\n"))) return;
+        }
+      }
+      if (buffer.length < head.contentLength) return;
+      const request: HttpRequest = { ...head, body: buffer.slice(0, head.contentLength) };
+      buffer = buffer.subarray(head.contentLength);
+      state = "busy";
+      timer?.cancel();
+      let response: HttpResponse;
+      try {
+        response = await handler(request);
+      } catch {
+        response = { status: 500, contentType: "text/plain; charset=utf-8", body: "internal error\n" };
+      }
+      if (stateNow() !== "busy") return;
+      const keepAlive = request.keepAlive && !draining;
+      if (!await respond(response, keepAlive)) return;
+      if (!keepAlive) {
+        state = "closed";
+        stream.end();
+        return;
+      }
+      wait(false);
+    }
+  };
+
+  let pumping = false;
+  let again = false;
+  const run = () => {
+    // One pump at a time. Bytes that arrive while it runs are looked at again once it returns.
+    if (pumping) {
+      again = true;
+      return;
+    }
+    pumping = true;
+    again = false;
+    pump().catch(() => close("error")).finally(() => {
+      pumping = false;
+      if (again && stateNow() !== "busy") run();
+    });
+  };
+
+  stream.on("data", (chunk) => {
+    if (state === "closed") return;
+    const next = new Uint8Array(buffer.length + chunk.length);
+    next.set(buffer);
+    next.set(chunk, buffer.length);
+    buffer = next;
+    // A client that keeps sending while its request is handled can queue at most one more request.
+    if (buffer.length > limits.maxHeaderBytes + limits.maxBodyBytes + 4) return close("flood");
+    if (state !== "busy") run();
+  });
+  stream.on("error", () => close());
+  stream.on("close", () => {
+    if (state !== "closed") {
+      state = "closed";
+      timer?.cancel();
+    }
+    resolveClosed();
+  });
+  wait(true);
+
+  return {
+    get idle() {
+      return state === "waiting";
+    },
+    drain() {
+      draining = true;
+      if (state === "waiting") close();
+    },
+    destroy: () => close(),
+    closed,
+  };
+}
