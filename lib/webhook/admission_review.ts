@@ -4,23 +4,15 @@
  * v1beta1 to them, and the server answers any other version with 400.
  * @module
  */
-import type { KubeObject, Status } from "../resources/object.ts";
+import type { GroupVersionKind, KubeObject, Status } from "../resources/object.ts";
+
+export type { GroupVersionKind };
 
 /** The `apiVersion` of every review this package reads and writes. */
 export const ADMISSION_REVIEW_API_VERSION = "admission.k8s.io/v1";
 
 /** What a request does to the object. */
 export type Operation = "CREATE" | "UPDATE" | "DELETE" | "CONNECT";
-
-/** A group, version and kind, e.g. `{ group: "apps", version: "v1", kind: "Deployment" }`. */
-export interface GroupVersionKind {
-  /** "" for the core group. */
-  readonly group: string;
-  /** e.g. "v1". */
-  readonly version: string;
-  /** e.g. "Deployment". */
-  readonly kind: string;
-}
 
 /** A group, version and resource (plural), e.g. `{ group: "apps", version: "v1", resource: "deployments" }`. */
 export interface GroupVersionResource {

@@ -5,6 +5,7 @@
  */
 import type { KubeObject, ResourceRef } from "../resources/object.ts";
 import type { LabelSelector } from "../resources/apimachinery.ts";
+import type { MatchCondition } from "../resources/admissionregistration_v1.ts";
 import type { AdmissionRequest, AdmissionResponse, Operation } from "./admission_review.ts";
 import type { AdmissionContext, SideEffects } from "./admission_context.ts";
 import type { AdmissionVerdict, Denied } from "./verdict.ts";
@@ -12,14 +13,6 @@ import { reviewAdmission, type ReviewOptions } from "./_admit.ts";
 
 /** What the API server does when the webhook cannot answer, and what the webhook does when its handler throws. */
 export type FailurePolicy = "Fail" | "Ignore";
-
-/** A CEL expression the API server evaluates before calling the webhook; all must be true for it to call. */
-export interface MatchCondition {
-  /** Unique among the webhook's conditions, e.g. "exclude-leases". */
-  readonly name: string;
-  /** CEL over `object`, `oldObject`, `request` and `authorizer`, e.g. `!has(object.metadata.labels) || …`. */
-  readonly expression: string;
-}
 
 /** What every webhook declares besides its handler. */
 export interface WebhookOptions<T extends KubeObject> {
@@ -60,7 +53,8 @@ export interface WebhookOptions<T extends KubeObject> {
    */
   timeoutSeconds?: number;
   /**
-   * CEL conditions that must all hold for the API server to call the webhook.
+   * CEL conditions (over `object`, `oldObject`, `request` and `authorizer`) that must all hold for the API
+   * server to call the webhook, e.g. `{ name: "not-admin", expression: "request.userInfo.username != 'admin'" }`.
    * @default {[]}
    */
   matchConditions?: readonly MatchCondition[];

@@ -44,7 +44,7 @@ export {
   spoke,
   type SpokeConverters,
 } from "./conversion_webhook.ts";
-export { diffJson, escapeKey, jsonEqual, type JsonPatchOperation, type JsonValue } from "./json_patch.ts";
+export { diffJson, type JsonPatchOperation, type JsonValue } from "./json_patch.ts";
 export {
   DEFAULT_WEBHOOK_LIMITS,
   serveWebhooks,
