@@ -119,12 +119,26 @@ export function serveConnection(stream: ByteStream, options: ServeConnectionOpti
     timer?.cancel();
     timer = clock.setTimer(onExpiry, ms);
   };
+  // node:tls in Deno 2.9.6 does not always emit "close" for a socket we destroyed: a server that waited
+  // for it never finished shutting down. Our own close counts as closed.
   const close = (outcome?: ConnectionOutcome) => {
     if (state === "closed") return;
     state = "closed";
     timer?.cancel();
     if (outcome) options.onOutcome?.(outcome);
     stream.destroy();
+    resolveClosed();
+  };
+  /** Ends after the last write (close_notify); a peer that keeps its side open is destroyed a second later. */
+  const end = () => {
+    state = "closed";
+    timer?.cancel();
+    stream.end();
+    const fallback = clock.setTimer(() => {
+      stream.destroy();
+      resolveClosed();
+    }, 1_000);
+    void closed.then(() => fallback.cancel());
   };
   const wait = (first: boolean) => {
     state = "waiting";
@@ -168,10 +182,7 @@ export function serveConnection(stream: ByteStream, options: ServeConnectionOpti
       contentType: "text/plain; charset=utf-8",
       body: `${error.message}\n`,
     }, false);
-    if (sent && stateNow() !== "closed") {
-      state = "closed";
-      stream.end();
-    }
+    if (sent && stateNow() !== "closed") end();
   };
 
   const pump = async (): Promise<void> => {
@@ -227,11 +238,7 @@ export function serveConnection(stream: ByteStream, options: ServeConnectionOpti
       if (stateNow() !== "busy") return;
       const keepAlive = request.keepAlive && !draining;
       if (!await respond(response, keepAlive)) return;
-      if (!keepAlive) {
-        state = "closed";
-        stream.end();
-        return;
-      }
+      if (!keepAlive) return end();
       wait(false);
     }
   };

@@ -13,6 +13,8 @@ export class FakeStream implements ByteStream {
   endedBy: "end" | "destroy" | undefined;
   /** When false, write() reports a full buffer until `drain()`. */
   accepting = true;
+  /** When true, ending or destroying emits no "close" (as node:tls sockets in Deno 2.9.6 sometimes do). */
+  silentClose = false;
   #data: ((chunk: Uint8Array) => void)[] = [];
   #close: (() => void)[] = [];
   #drain: (() => void)[] = [];
@@ -74,6 +76,7 @@ export class FakeStream implements ByteStream {
   #closeAs(how: "end" | "destroy"): void {
     if (this.endedBy !== undefined) return;
     this.endedBy = how;
+    if (this.silentClose) return;
     for (const listener of this.#close) listener();
   }
 }

@@ -227,3 +227,28 @@ Deno.test("drain: an idle connection closes at once, a busy one after its answer
   assert.equal(stream.endedBy, "end");
   await busy.closed;
 });
+
+Deno.test("a socket that never reports its close still counts as closed: shutdown cannot hang on it", async () => {
+  const clock = new FakeClock();
+  const idle = new FakeStream();
+  idle.silentClose = true;
+  const a = serveConnection(idle, {
+    limits: LIMITS,
+    clock,
+    handler: () => Promise.reject(new Error("unused")),
+  });
+  a.drain();
+  await a.closed;
+  const answered = new FakeStream();
+  answered.silentClose = true;
+  const b = serveConnection(answered, {
+    limits: LIMITS,
+    clock,
+    handler: () => Promise.resolve({ status: 200, contentType: "text/plain", body: "ok" }),
+  });
+  answered.send(post("{}", "Connection: close\r\n"));
+  await flush();
+  assert.equal(answered.endedBy, "end");
+  await clock.advance(1_000);
+  await b.closed;
+});
