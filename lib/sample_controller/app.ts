@@ -153,6 +153,6 @@ export async function runSampleController(flags: ControllerFlags, options: RunOp
     await manager.run({ signal: options.signal });
   } finally {
     stopping.abort();
-    await webhooks;
+    await webhooks.finished;
   }
 }

@@ -53,6 +53,7 @@ export { FOO_REPLICAS, fooConversion, fooDefaulting, fooValidation } from "./foo
 export {
   fooWebhookConfigurations,
   type FooWebhookOptions,
+  type FooWebhooks,
   serveFooWebhooks,
   WEBHOOK_CONFIGURATION_NAME,
 } from "./webhook_serving.ts";

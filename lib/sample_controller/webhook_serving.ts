@@ -31,6 +31,12 @@ import { FIELD_MANAGER } from "./types.ts";
 /** The name of both generated webhook configurations. */
 export const WEBHOOK_CONFIGURATION_NAME = "kubeloop-sample-controller";
 
+/** The running webhooks (an object, not a bare promise, which `await` would wait for). */
+export interface FooWebhooks {
+  /** Resolves once the server stopped (and, with `--webhook-url`, the configurations were removed). */
+  readonly finished: Promise<void>;
+}
+
 /** Options of {@linkcode serveFooWebhooks}. */
 export interface FooWebhookOptions {
   /** Registers and removes the configurations in `--webhook-url` mode (needs rights to write them). */
@@ -47,9 +53,8 @@ export interface FooWebhookOptions {
 
 /**
  * Serves the Foo webhooks when `--webhook-bind-address` is set, until `signal` aborts; resolves once
- * listening (and, with `--webhook-url`, registered), to a promise of the end (or to undefined without
- * the flag). Throws `CertificateError` for unusable certificate files and `ApiError` when the
- * registration is refused.
+ * listening (and, with `--webhook-url`, registered); without the flag, at once, with nothing served.
+ * Throws `CertificateError` for unusable certificate files and `ApiError` when the registration is refused.
  */
 export async function serveFooWebhooks(
   flags: Pick<
@@ -57,8 +62,8 @@ export async function serveFooWebhooks(
     "webhookBindAddress" | "webhookCertPath" | "webhookCertName" | "webhookCertKey" | "webhookUrl"
   >,
   options: FooWebhookOptions,
-): Promise<Promise<void> | undefined> {
-  if (flags.webhookBindAddress === "0") return undefined;
+): Promise<FooWebhooks> {
+  if (flags.webhookBindAddress === "0") return { finished: Promise.resolve() };
   const { signal } = options;
   const logger = options.logger.child({ component: "webhook" });
   const dir = flags.webhookCertPath?.replace(/\/+$/, "");
@@ -84,7 +89,7 @@ export async function serveFooWebhooks(
     logger,
     metrics: webhookMetricsFor(options.registry),
   });
-  if (flags.webhookUrl === undefined) return server.finished;
+  if (flags.webhookUrl === undefined) return { finished: server.finished };
   const url = flags.webhookUrl;
   const caBundle = async () =>
     dir === undefined ? certificates.current().cert : await caOf(`${dir}/${flags.webhookCertName}`);
@@ -107,7 +112,7 @@ export async function serveFooWebhooks(
     if (signal.aborted) void remove();
     else signal.addEventListener("abort", () => void remove(), { once: true });
   });
-  return Promise.all([server.finished, removed]).then(() => {});
+  return { finished: Promise.all([server.finished, removed]).then(() => {}) };
 }
 
 /** The CA beside a mounted certificate (`ca.crt`, as cert-manager writes it), else the chain itself. */
@@ -158,9 +163,12 @@ async function registerAt(
   const crd = await client.get(CUSTOM_RESOURCE_DEFINITIONS, fooConversion.crd);
   if (crd.spec.conversion?.strategy === "Webhook") {
     const conversion = crdConversion(fooConversion, { target: { url }, caBundle });
-    await client.patch(CUSTOM_RESOURCE_DEFINITIONS, fooConversion.crd, { spec: { conversion } }, {
-      type: "merge",
-    });
+    // A merge patch keeps what it does not name: the manifests' `service` must go, or the CRD has both.
+    const clientConfig = { ...conversion.webhook?.clientConfig, service: null };
+    const patch = {
+      spec: { conversion: { ...conversion, webhook: { ...conversion.webhook, clientConfig } } },
+    };
+    await client.patch(CUSTOM_RESOURCE_DEFINITIONS, fooConversion.crd, patch, { type: "merge" });
     logger.info("Registered the Foo webhooks and conversion", { url });
   } else {
     logger.info(
