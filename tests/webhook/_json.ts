@@ -11,12 +11,33 @@ type JsonObject = { [key: string]: JsonValue };
 /** Member names that need escaping or look like indexes or prototypes, besides plain ones. */
 const KEYS = ["a", "b", "c", "name", "x~y", "p/q", "~1", "0", "__proto__", "", "ü", "spec"];
 
+/** What the random documents may hold. */
+export interface JsonShape {
+  /** Member names to pick from. @default {names that need escaping, "", "__proto__", …} */
+  readonly keys?: readonly string[];
+  /** Whether null appears. @default {true} */
+  readonly nulls?: boolean;
+}
+
+let shape: Required<JsonShape> = { keys: KEYS, nulls: true };
+
+/** Runs `fn` with the generators limited to `limits` (kube-apiserver drops null members and empty names). */
+export function withShape<T>(limits: JsonShape, fn: () => T): T {
+  const previous = shape;
+  shape = { keys: limits.keys ?? KEYS, nulls: limits.nulls ?? true };
+  try {
+    return fn();
+  } finally {
+    shape = previous;
+  }
+}
+
 /** A random JSON value of depth at most `depth`. */
 export function randomJson(random: () => number, depth: number): JsonValue {
   const pick = Math.floor(random() * (depth > 0 ? 8 : 5));
   switch (pick) {
     case 0:
-      return null;
+      return shape.nulls ? null : "null";
     case 1:
       return random() < 0.5;
     case 2:
@@ -38,7 +59,7 @@ export function randomObject(random: () => number, depth: number): JsonObject {
   const out: JsonObject = {};
   const n = Math.floor(random() * 4);
   for (let i = 0; i < n; i++) {
-    Object.defineProperty(out, KEYS[Math.floor(random() * KEYS.length)]!, {
+    Object.defineProperty(out, shape.keys[Math.floor(random() * shape.keys.length)]!, {
       value: randomJson(random, depth),
       enumerable: true,
       writable: true,
@@ -63,7 +84,9 @@ export function mutateJson(random: () => number, value: JsonValue, depth: number
       if (random() < 0.15) continue;
       set(out, key, random() < 0.3 ? mutateJson(random, v, depth - 1) : structuredClone(v));
     }
-    if (random() < 0.3) set(out, KEYS[Math.floor(random() * KEYS.length)]!, randomJson(random, depth - 1));
+    if (random() < 0.3) {
+      set(out, shape.keys[Math.floor(random() * shape.keys.length)]!, randomJson(random, depth - 1));
+    }
     return out;
   }
   return value;
