@@ -57,6 +57,7 @@ export {
   EVENTS,
   JOBS,
   LEASES,
+  MUTATING_WEBHOOK_CONFIGURATIONS,
   NAMESPACES,
   NODES,
   PERSISTENT_VOLUME_CLAIMS,
@@ -66,6 +67,7 @@ export {
   SERVICE_ACCOUNTS,
   SERVICES,
   STATEFUL_SETS,
+  VALIDATING_WEBHOOK_CONFIGURATIONS,
 } from "./resources/refs.ts";
 export type { Condition, LabelSelector } from "./resources/apimachinery.ts";
 export type {
