@@ -45,7 +45,7 @@ const certificates = flags["cert-dir"]
   })
   : await generatedCertificate({ hosts: [new URL(flags.url ?? "https://localhost").hostname], signal });
 const webhooks = [markReviewed, requireTeam];
-const server = await serveWebhooks({ address: flags.address, certificates, webhooks, signal, logger });
+const server = serveWebhooks({ address: flags.address, certificates, webhooks, signal, logger });
 
 if (flags.url) {
   await using client = new KubeClient(await loadConfig({ logger }), { logger });

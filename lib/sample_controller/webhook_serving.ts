@@ -80,7 +80,7 @@ export async function serveFooWebhooks(
       signal,
       logger,
     });
-  const server = await serveWebhooks({
+  const server = serveWebhooks({
     address: flags.webhookBindAddress,
     certificates,
     webhooks: [fooDefaulting, fooValidation],

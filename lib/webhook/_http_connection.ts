@@ -5,8 +5,11 @@
  */
 import type { Clock, Timer } from "../time/clock.ts";
 import { headEnd, HttpRequestError, parseHead, type RequestHead } from "./_http_head.ts";
+import { type HttpResponse, responseBytes } from "./_http_response.ts";
 
-/** The duplex byte stream a connection runs on (a `node:tls` socket, or a fake in tests). */
+export type { HttpResponse };
+
+/** The duplex byte stream a connection runs on (a TLS connection, or a fake in tests). */
 export interface ByteStream {
   /** Registers a listener. */
   on(event: "data", listener: (chunk: Uint8Array) => void): unknown;
@@ -28,16 +31,6 @@ export interface ByteStream {
 export interface HttpRequest extends RequestHead {
   /** Exactly `contentLength` bytes. */
   readonly body: Uint8Array;
-}
-
-/** What a handler answers. */
-export interface HttpResponse {
-  /** Status code. */
-  readonly status: number;
-  /** Content-Type of `body`. */
-  readonly contentType: string;
-  /** The body. */
-  readonly body: string | Uint8Array;
 }
 
 /** Byte and time limits of a connection. */
@@ -83,23 +76,6 @@ export interface ServedConnection {
   readonly closed: Promise<void>;
 }
 
-const REASONS: Readonly<Record<number, string>> = {
-  100: "Continue",
-  200: "OK",
-  400: "Bad Request",
-  404: "Not Found",
-  405: "Method Not Allowed",
-  408: "Request Timeout",
-  411: "Length Required",
-  413: "Content Too Large",
-  415: "Unsupported Media Type",
-  417: "Expectation Failed",
-  431: "Request Header Fields Too Large",
-  500: "Internal Server Error",
-  503: "Service Unavailable",
-  505: "HTTP Version Not Supported",
-};
-
 const encoder = new TextEncoder();
 
 /** Serves `stream` until it closes. */
@@ -119,8 +95,8 @@ export function serveConnection(stream: ByteStream, options: ServeConnectionOpti
     timer?.cancel();
     timer = clock.setTimer(onExpiry, ms);
   };
-  // node:tls in Deno 2.9.6 does not always emit "close" for a socket we destroyed: a server that waited
-  // for it never finished shutting down. Our own close counts as closed.
+  // A stream need not report the close of a socket we destroyed (node:tls in Deno 2.9.6 did not always, and a
+  // server that waited for it never finished shutting down): our own close counts as closed.
   const close = (outcome?: ConnectionOutcome) => {
     if (state === "closed") return;
     state = "closed";
@@ -161,16 +137,8 @@ export function serveConnection(stream: ByteStream, options: ServeConnectionOpti
     });
   };
 
-  const respond = (response: HttpResponse, keepAlive: boolean): boolean | Promise<boolean> => {
-    const body = typeof response.body === "string" ? encoder.encode(response.body) : response.body;
-    const head = `HTTP/1.1 ${response.status} ${REASONS[response.status] ?? "Unknown"}\r\n` +
-      `content-type: ${response.contentType}\r\ncontent-length: ${body.length}\r\n` +
-      (keepAlive ? "" : "connection: close\r\n") + "\r\n";
-    const bytes = new Uint8Array(head.length + body.length);
-    bytes.set(encoder.encode(head));
-    bytes.set(body, head.length);
-    return write(bytes);
-  };
+  const respond = (response: HttpResponse, keepAlive: boolean): boolean | Promise<boolean> =>
+    write(responseBytes(response, keepAlive));
 
   /** Answers a refused request and closes. */
   const refuse = async (error: HttpRequestError) => {

@@ -45,7 +45,7 @@ Deno.test("the Foo webhooks through kube-apiserver and kubectl", async (t) => {
     if (r.code !== 0) throw new Error(`kubectl ${args.join(" ")}: ${r.stderr}`);
     return r.stdout;
   };
-  const eventually = async (check: () => Promise<boolean>, what: string) => {
+  const eventually = async (check: () => boolean | Promise<boolean>, what: string) => {
     for (let i = 0; i < 300; i++) {
       if (await check()) return;
       await new Promise((r) => setTimeout(r, 100));
@@ -124,7 +124,7 @@ Deno.test("the Foo webhooks through kube-apiserver and kubectl", async (t) => {
       stderr: "piped",
     }).spawn();
     const output = captureOutput(child, "webhook-controller");
-    await eventually(async () => {
+    await eventually(() => {
       if (output.text().includes('"level":"error"') && !output.text().includes("Registered")) {
         throw new Error(`the controller failed to start:\n${output.text()}`);
       }

@@ -199,7 +199,7 @@ async function untilCalled(namespace: string): Promise<void> {
 
 Deno.test("lib/webhook through kube-apiserver", async (t) => {
   const stop = new AbortController();
-  const server = await serveWebhooks({
+  const server = serveWebhooks({
     address: "127.0.0.1:0",
     certificates: staticCertificate(pki.serving),
     webhooks: [validateConfigMaps, mutateBlobs, slow],

@@ -28,7 +28,7 @@ Deno.test("the overlay of manifests/ with both webhook components renders, and t
     // deno-lint-ignore no-explicit-any
     const objects = parseAllDocuments(rendered).map((d) => d.toJS() as Record<string, any>);
     const byKind = (kind: string) => objects.filter((o) => o.kind === kind);
-    const [crd] = byKind("CustomResourceDefinition");
+    const crd = byKind("CustomResourceDefinition")[0]!;
     assert.deepEqual(crd.spec.versions.map((v: { name: string; storage: boolean }) => [v.name, v.storage]), [
       ["v1alpha1", true],
       ["v1beta1", false],
@@ -40,7 +40,7 @@ Deno.test("the overlay of manifests/ with both webhook components renders, and t
     ) {
       assert.equal(o.metadata.annotations["cert-manager.io/inject-ca-from"], inject, o.kind);
     }
-    const [deployment] = byKind("Deployment");
+    const deployment = byKind("Deployment")[0]!;
     const container = deployment.spec.template.spec.containers[0];
     assert.ok(container.args.includes("--webhook-bind-address=:9443"));
     assert.ok(container.args.includes("--leader-elect"), "the base's flags are kept");

@@ -57,12 +57,12 @@ const conversion = conversionWebhook<Thing>({
 });
 
 /** Starts a server on 127.0.0.1 with the webhooks above; dispose to stop it and wait until it finished. */
-async function start(
+function start(
   options: Partial<WebhookServerOptions> = {},
-): Promise<WebhookServer & { logger: MemoryLogger; stop: AbortController }> {
+): WebhookServer & { logger: MemoryLogger; stop: AbortController } {
   const stop = new AbortController();
   const logger = new MemoryLogger();
-  const server = await serveWebhooks({
+  const server = serveWebhooks({
     address: "127.0.0.1:0",
     certificates: staticCertificate(pki.serving),
     webhooks: [validating, throwing, defaulting],
@@ -119,7 +119,7 @@ const CM = {
 };
 
 Deno.test("reviews over HTTPS: allowed, denied with the message, mutated with a patch, converted", async () => {
-  await using server = await start();
+  await using server = start();
   const allowed = JSON.parse((await post(`${server.url}${validating.path}`, admissionReview(CM))).text);
   assert.deepEqual(allowed, {
     apiVersion: "admission.k8s.io/v1",
@@ -171,7 +171,7 @@ Deno.test("reviews over HTTPS: allowed, denied with the message, mutated with a 
 });
 
 Deno.test("a handler that throws is answered by its failure policy, logged, and the server goes on", async () => {
-  await using server = await start();
+  await using server = start();
   const answer = JSON.parse((await post(`${server.url}${throwing.path}`, admissionReview(CM))).text);
   assert.equal(answer.response.allowed, false);
   assert.equal(answer.response.status.code, 500);
@@ -180,7 +180,7 @@ Deno.test("a handler that throws is answered by its failure policy, logged, and 
 });
 
 Deno.test("bad input: malformed JSON, a wrong-version review, a wrong content type get clear 4xx answers", async () => {
-  await using server = await start();
+  await using server = start();
   const url = `${server.url}${validating.path}`;
   const malformed = await post(url, '{"apiVersion": "admission.k8s.io/v1", "kind": ');
   assert.equal(malformed.status, 400);
@@ -210,7 +210,7 @@ Deno.test("bad input: malformed JSON, a wrong-version review, a wrong content ty
 });
 
 Deno.test("a 10 MB body is refused with 413 before it is read, and the server serves the next client", async () => {
-  await using server = await start();
+  await using server = start();
   const huge = admissionReview({ ...CM, data: { big: "x".repeat(10 * 1024 * 1024) } });
   const conn = await Deno.connectTls({ hostname: "127.0.0.1", port: server.port, caCerts: [pki.ca] });
   const head =
@@ -229,19 +229,20 @@ Deno.test("a 10 MB body is refused with 413 before it is read, and the server se
   assert.equal((await post(`${server.url}${validating.path}`, admissionReview(CM))).status, 200);
 });
 
-Deno.test("slow clients are bounded: no handshake, a trickled head, a trickled body are each cut off", async () => {
-  await using server = await start({ limits: { requestTimeoutMs: 400, handshakeTimeoutMs: 400 } });
+Deno.test("slow clients are bounded in time: a trickled head and a trickled body are each cut off at the deadline", async () => {
+  await using server = start({ limits: { requestTimeoutMs: 400 } });
   const started = Date.now();
-  // 1. TCP only: never starts the TLS handshake.
-  const raw = await Deno.connect({ hostname: "127.0.0.1", port: server.port });
-  // 2. A TLS client that sends half a head, then one byte every 150 ms.
+  // A TLS client that sends half a head, then one byte every 150 ms.
   const head = await Deno.connectTls({ hostname: "127.0.0.1", port: server.port, caCerts: [pki.ca] });
   await head.write(new TextEncoder().encode("POST /validate/x HTTP/1.1\r\n"));
-  // 3. A TLS client that promises 100 bytes of body and sends 2.
+  // A TLS client that promises 100 bytes of body and sends 2.
   const body = await Deno.connectTls({ hostname: "127.0.0.1", port: server.port, caCerts: [pki.ca] });
   await body.write(
     new TextEncoder().encode(`POST ${validating.path} HTTP/1.1\r\nContent-Length: 100\r\n\r\n{}`),
   );
+  // A TLS client that completes its handshake and sends nothing.
+  const silent = await Deno.connectTls({ hostname: "127.0.0.1", port: server.port, caCerts: [pki.ca] });
+  await silent.handshake();
   let answered = false;
   const trickle = (async () => {
     for (let i = 0; i < 40 && !answered; i++) {
@@ -249,18 +250,57 @@ Deno.test("slow clients are bounded: no handshake, a trickled head, a trickled b
       if (await head.write(new TextEncoder().encode("X")).then(() => false, () => true)) return;
     }
   })();
-  const [rawEnd, headAnswer, bodyAnswer] = await Promise.all([readAll(raw), readAll(head), readAll(body)]);
+  const [headAnswer, bodyAnswer, silentEnd] = await Promise.all([
+    readAll(head),
+    readAll(body),
+    readAll(silent),
+  ]);
   const elapsed = Date.now() - started;
   answered = true;
   await trickle;
-  for (const conn of [raw, head, body]) conn.close();
-  assert.equal(rawEnd, "", "no bytes for a client that never handshook");
+  for (const conn of [head, body, silent]) conn.close();
   assert.match(headAnswer, /^HTTP\/1\.1 408 /);
   assert.match(bodyAnswer, /^HTTP\/1\.1 408 /);
+  assert.equal(silentEnd, "", "a connection that never sent a request is closed without an answer");
   // Each was cut off at its 400 ms bound; the trickling client would have gone on for 6 s. The bound is
   // generous for a loaded machine, and far below what an unbounded server would take.
   assert.ok(elapsed < 5_000, `took ${elapsed} ms`);
   assert.equal((await post(`${server.url}${validating.path}`, admissionReview(CM))).status, 200);
+});
+
+Deno.test("clients that never finish their TLS handshake are bounded in number; established connections go on", async () => {
+  await using server = start({ limits: { maxHandshakes: 2 } });
+  // An established, kept-alive connection (as the API server keeps a pool of them).
+  const client = Deno.createHttpClient({ caCerts: [pki.ca] });
+  const ask = () =>
+    fetch(`${server.url}${validating.path}`, {
+      method: "POST",
+      body: admissionReview(CM),
+      headers: { "content-type": "application/json" },
+      client,
+    }).then(async (r) => (await r.body?.cancel(), r.status));
+  assert.equal(await ask(), 200);
+  // Two TCP connections that never start the handshake take both handshake slots.
+  const stalled = await Promise.all(
+    [1, 2].map(() => Deno.connect({ hostname: "127.0.0.1", port: server.port })),
+  );
+  await new Promise((r) => setTimeout(r, 200));
+  // A third new connection is closed before its handshake: it gets no answer, at once.
+  const third = await Deno.connectTls({ hostname: "127.0.0.1", port: server.port, caCerts: [pki.ca] });
+  await third.write(new TextEncoder().encode("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")).catch(() => 0);
+  assert.equal(await readAll(third), "");
+  third.close();
+  assert.equal(await ask(), 200, "the established connection is still served");
+  // When the stalled clients go, their slots are free again.
+  for (const conn of stalled) conn.close();
+  await new Promise((r) => setTimeout(r, 200));
+  const fresh = Deno.createHttpClient({ caCerts: [pki.ca] });
+  const status = await fetch(`${server.url}/healthz`, { client: fresh }).then(async (
+    r,
+  ) => (await r.body?.cancel(), r.status));
+  fresh.close();
+  client.close();
+  assert.equal(status, 200);
 });
 
 Deno.test("plain HTTP on the HTTPS port is refused: no HTTP answer, no handler call, the connection closes", async () => {
@@ -270,7 +310,7 @@ Deno.test("plain HTTP on the HTTPS port is refused: no HTTP answer, no handler c
     resource: CONFIG_MAPS,
     validate: () => (calls++, allow()),
   });
-  await using server = await start({ webhooks: [counting] });
+  await using server = start({ webhooks: [counting] });
   const conn = await Deno.connect({ hostname: "127.0.0.1", port: server.port });
   const body = admissionReview(CM);
   await conn.write(new TextEncoder().encode(
@@ -285,7 +325,7 @@ Deno.test("plain HTTP on the HTTPS port is refused: no HTTP answer, no handler c
 });
 
 Deno.test("connections beyond maxConnections are closed as they arrive; the others are served", async () => {
-  await using server = await start({ limits: { maxConnections: 2 } });
+  await using server = start({ limits: { maxConnections: 2 } });
   const held = await Promise.all(
     [1, 2].map(() => Deno.connectTls({ hostname: "127.0.0.1", port: server.port, caCerts: [pki.ca] })),
   );
@@ -314,7 +354,7 @@ Deno.test("shutdown: a request in flight is answered, then the server stops acce
         entered.resolve();
       }),
   });
-  const server = await start({ webhooks: [slow] });
+  const server = start({ webhooks: [slow] });
   const answer = post(`${server.url}${slow.path}`, admissionReview(CM));
   await entered.promise;
   server.stop.abort();
