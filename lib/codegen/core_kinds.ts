@@ -19,6 +19,8 @@ export const CORE_KINDS: readonly GroupVersionKind[] = [
   { group: "events.k8s.io", version: "v1", kind: "Event" },
   { group: "coordination.k8s.io", version: "v1", kind: "Lease" },
   { group: "apiextensions.k8s.io", version: "v1", kind: "CustomResourceDefinition" },
+  { group: "admissionregistration.k8s.io", version: "v1", kind: "ValidatingWebhookConfiguration" },
+  { group: "admissionregistration.k8s.io", version: "v1", kind: "MutatingWebhookConfiguration" },
 ];
 
 /** Schemas generated besides those the kinds use: `metav1.Condition` for status conditions. */

@@ -39,15 +39,9 @@ export interface JsonSchema {
   readonly "x-kubernetes-group-version-kind"?: readonly GroupVersionKind[];
 }
 
-/** A group, version and kind; the group is "" for the core API. */
-export interface GroupVersionKind {
-  /** API group; "" for core. */
-  readonly group: string;
-  /** API version. */
-  readonly version: string;
-  /** Kind. */
-  readonly kind: string;
-}
+import type { GroupVersionKind } from "../resources/object.ts";
+
+export type { GroupVersionKind };
 
 /** One OpenAPI v3 document, as served at `/openapi/v3/apis/<group>/<version>` (the parts we read). */
 export interface OpenApiDocument {

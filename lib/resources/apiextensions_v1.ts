@@ -6,6 +6,37 @@
 import type { Time } from "./apimachinery.ts";
 import type { KubeObject, ObjectMeta } from "./object.ts";
 
+/** ServiceReference holds a reference to Service.legacy.k8s.io */
+export interface ApiextensionsV1ServiceReference {
+  /** name is the name of the service. Required */
+  name: string;
+  /** namespace is the namespace of the service. Required */
+  namespace: string;
+  /** path is an optional URL path at which the webhook will be contacted. */
+  path?: string;
+  /**
+   * port is an optional service port at which the webhook will be contacted. `port` should be a valid port
+   * number (1-65535, inclusive). Defaults to 443 for backward compatibility.
+   */
+  port?: number;
+}
+
+/** WebhookClientConfig contains the information to make a TLS connection with the webhook. */
+export interface ApiextensionsV1WebhookClientConfig {
+  /**
+   * caBundle is a PEM encoded CA bundle which will be used to validate the webhook's server certificate. If
+   * unspecified, system trust roots on the apiserver are used.
+   */
+  caBundle?: string;
+  /** service is a reference to the service for this webhook. Either service or url must be specified. */
+  service?: ApiextensionsV1ServiceReference;
+  /**
+   * url gives the location of the webhook, in standard URL form (`scheme://host:port/path`). Exactly one of
+   * `url` or `service` must be specified.
+   */
+  url?: string;
+}
+
 /** CustomResourceColumnDefinition specifies a column for server side printing. */
 export interface CustomResourceColumnDefinition {
   /** description is a human readable description of this column. */
@@ -444,21 +475,6 @@ export interface SelectableField {
   jsonPath: string;
 }
 
-/** ServiceReference holds a reference to Service.legacy.k8s.io */
-export interface ServiceReference {
-  /** name is the name of the service. Required */
-  name: string;
-  /** namespace is the namespace of the service. Required */
-  namespace: string;
-  /** path is an optional URL path at which the webhook will be contacted. */
-  path?: string;
-  /**
-   * port is an optional service port at which the webhook will be contacted. `port` should be a valid port
-   * number (1-65535, inclusive). Defaults to 443 for backward compatibility.
-   */
-  port?: number;
-}
-
 /** ValidationRule describes a validation rule written in the CEL expression language. */
 export interface ValidationRule {
   /**
@@ -516,26 +532,10 @@ export interface ValidationRule {
   rule: string;
 }
 
-/** WebhookClientConfig contains the information to make a TLS connection with the webhook. */
-export interface WebhookClientConfig {
-  /**
-   * caBundle is a PEM encoded CA bundle which will be used to validate the webhook's server certificate. If
-   * unspecified, system trust roots on the apiserver are used.
-   */
-  caBundle?: string;
-  /** service is a reference to the service for this webhook. Either service or url must be specified. */
-  service?: ServiceReference;
-  /**
-   * url gives the location of the webhook, in standard URL form (`scheme://host:port/path`). Exactly one of
-   * `url` or `service` must be specified.
-   */
-  url?: string;
-}
-
 /** WebhookConversion describes how to call a conversion webhook */
 export interface WebhookConversion {
   /** clientConfig is the instructions for how to call the webhook if strategy is `Webhook`. */
-  clientConfig?: WebhookClientConfig;
+  clientConfig?: ApiextensionsV1WebhookClientConfig;
   /**
    * conversionReviewVersions is an ordered list of preferred `ConversionReview` versions the Webhook expects.
    * The API server will use the first version in the list which it supports. If none of the versions

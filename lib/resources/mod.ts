@@ -7,10 +7,12 @@
  * Generated kinds: ConfigMap, Secret, Pod, Service, ServiceAccount, Namespace, Node, PersistentVolumeClaim
  * (core/v1); Deployment, StatefulSet, DaemonSet, ReplicaSet (apps/v1); Job, CronJob (batch/v1); Event
  * (events.k8s.io/v1); Lease (coordination.k8s.io/v1); CustomResourceDefinition (apiextensions.k8s.io/v1);
- * plus every type they use and `metav1.Condition`. Types for your own CRDs come from
- * `deno task gen:crd` (see lib/codegen).
+ * ValidatingWebhookConfiguration, MutatingWebhookConfiguration (admissionregistration.k8s.io/v1); plus
+ * every type they use and `metav1.Condition`. Types for your own CRDs come from `deno task gen:crd` (see
+ * lib/codegen).
  * @module
  */
+export type * from "./admissionregistration_v1.ts";
 export type * from "./apiextensions_v1.ts";
 export type * from "./apimachinery.ts";
 export type * from "./apps_v1.ts";

@@ -22,6 +22,16 @@ export interface ResourceRef<T extends KubeObject = KubeObject> {
   readonly objectType?: T;
 }
 
+/** A group, version and kind; the group is "" for the core API. */
+export interface GroupVersionKind {
+  /** API group; "" for core. */
+  readonly group: string;
+  /** API version. */
+  readonly version: string;
+  /** Kind. */
+  readonly kind: string;
+}
+
 /** An owner reference as stored in `metadata.ownerReferences`. */
 export interface OwnerReference {
   /** apiVersion of the owner. */

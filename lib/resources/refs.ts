@@ -5,6 +5,10 @@
  * @module
  */
 import type { ResourceRef } from "./object.ts";
+import type {
+  MutatingWebhookConfiguration,
+  ValidatingWebhookConfiguration,
+} from "./admissionregistration_v1.ts";
 import type { CustomResourceDefinition } from "./apiextensions_v1.ts";
 import type { DaemonSet, Deployment, ReplicaSet, StatefulSet } from "./apps_v1.ts";
 import type { CronJob, Job } from "./batch_v1.ts";
@@ -93,6 +97,15 @@ export const LEASES: ResourceRef<Lease> = Object.freeze({
   namespaced: true,
 });
 
+/** admissionregistration.k8s.io/v1 MutatingWebhookConfiguration (mutatingwebhookconfigurations, cluster-scoped). */
+export const MUTATING_WEBHOOK_CONFIGURATIONS: ResourceRef<MutatingWebhookConfiguration> = Object.freeze({
+  group: "admissionregistration.k8s.io",
+  version: "v1",
+  plural: "mutatingwebhookconfigurations",
+  kind: "MutatingWebhookConfiguration",
+  namespaced: false,
+});
+
 /** core/v1 Namespace (namespaces, cluster-scoped). */
 export const NAMESPACES: ResourceRef<Namespace> = Object.freeze({
   group: "",
@@ -172,4 +185,13 @@ export const STATEFUL_SETS: ResourceRef<StatefulSet> = Object.freeze({
   plural: "statefulsets",
   kind: "StatefulSet",
   namespaced: true,
+});
+
+/** admissionregistration.k8s.io/v1 ValidatingWebhookConfiguration (validatingwebhookconfigurations, cluster-scoped). */
+export const VALIDATING_WEBHOOK_CONFIGURATIONS: ResourceRef<ValidatingWebhookConfiguration> = Object.freeze({
+  group: "admissionregistration.k8s.io",
+  version: "v1",
+  plural: "validatingwebhookconfigurations",
+  kind: "ValidatingWebhookConfiguration",
+  namespaced: false,
 });

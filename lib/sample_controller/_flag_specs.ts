@@ -43,9 +43,9 @@ function bindAddress(as: string, value: string): string {
   }
   return value;
 }
-function fileName(as: string, value: string): string {
+function fileName(as: string, value: string, dir: string): string {
   if (value === "" || value.includes("/") || value === "." || value === "..") {
-    throw invalid(as, value, "must be a file name inside --metrics-cert-path");
+    throw invalid(as, value, `must be a file name inside ${dir}`);
   }
   return value;
 }
@@ -203,13 +203,54 @@ export const specs: readonly Spec[] = [
     name: "metrics-cert-name",
     value: "string",
     help: 'Certificate file in --metrics-cert-path (default "tls.crt").',
-    apply: (f, v, as) => f.metricsCertName = fileName(as, v),
+    apply: (f, v, as) => f.metricsCertName = fileName(as, v, "--metrics-cert-path"),
   },
   {
     name: "metrics-cert-key",
     value: "string",
     help: 'Private key file in --metrics-cert-path (default "tls.key").',
-    apply: (f, v, as) => f.metricsCertKey = fileName(as, v),
+    apply: (f, v, as) => f.metricsCertKey = fileName(as, v, "--metrics-cert-path"),
+  },
+  {
+    name: "webhook-bind-address",
+    value: "string",
+    help: 'Address of the Foo webhooks (HTTPS), e.g. ":9443"; "0" serves none (default "0").',
+    apply: (f, v, as) => f.webhookBindAddress = bindAddress(as, v),
+  },
+  {
+    name: "webhook-cert-path",
+    value: "string",
+    help: "Directory of the webhook certificate (e.g. cert-manager's Secret), reloaded on change.",
+    apply: (f, v, as) => f.webhookCertPath = nonEmpty(as, v),
+  },
+  {
+    name: "webhook-cert-name",
+    value: "string",
+    help: 'Certificate file in --webhook-cert-path (default "tls.crt").',
+    apply: (f, v, as) => f.webhookCertName = fileName(as, v, "--webhook-cert-path"),
+  },
+  {
+    name: "webhook-cert-key",
+    value: "string",
+    help: 'Private key file in --webhook-cert-path (default "tls.key").',
+    apply: (f, v, as) => f.webhookCertKey = fileName(as, v, "--webhook-cert-path"),
+  },
+  {
+    name: "webhook-url",
+    value: "string",
+    help: "Development: the https:// URL the API server reaches the webhooks at; registers them there.",
+    apply: (f, v, as) => {
+      let url: URL | undefined;
+      try {
+        url = new URL(v);
+      } catch {
+        url = undefined;
+      }
+      if (url?.protocol !== "https:" || url.pathname !== "/" || url.search || url.username) {
+        throw invalid(as, v, "must be https://host:port");
+      }
+      f.webhookUrl = url.origin;
+    },
   },
   {
     name: "health-probe-bind-address",

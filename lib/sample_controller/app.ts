@@ -9,6 +9,7 @@ import { metricsSecurity } from "./metrics_security.ts";
 import type { ControllerFlags } from "./controller_flags.ts";
 import { type DeploymentReader, reconcileFoo } from "./reconcile.ts";
 import { fooTriggers } from "./triggers.ts";
+import { serveFooWebhooks } from "./webhook_serving.ts";
 import { DEPLOYMENTS } from "../resources/refs.ts";
 import type { WriteFence } from "../client/mod.ts";
 import { NotShardOwnerError, ShardCoordinator } from "../shard/mod.ts";
@@ -57,7 +58,7 @@ export interface RunOptions {
  * Foo and Deployment informers (also while standing by, so a new leader starts with warm caches, unless
  * `warmStandby` is false), serves
  * /metrics (HTTPS to authorized scrapers unless `--metrics-secure=false`), /healthz and /readyz (ready once
- * the caches synced), and reconciles — only while holding the
+ * the caches synced), the Foo webhooks with `--webhook-bind-address`, and reconciles — only while holding the
  * Lease when `leaderElect` is set. Resolves on a clean shutdown; rejects on a fatal error, including a lost
  * leadership (like controller-runtime, the process then exits and restarts as a candidate).
  */
@@ -175,5 +176,19 @@ export async function runSampleController(flags: ControllerFlags, options: RunOp
       return result.kind === "notCached" ? { requeue: true } : {};
     },
   });
-  await manager.run({ signal: options.signal });
+  // Served by every replica, leader or not: the API server calls whichever the Service picks.
+  const webhooks = await serveFooWebhooks(flags, {
+    client: controlClient,
+    registry,
+    logger,
+    // Out of a cluster there is no namespace of our own; kube-system is excluded anyway.
+    namespace: config.inCluster ? config.namespace : "kube-system",
+    signal: stopping.signal,
+  });
+  try {
+    await manager.run({ signal: options.signal });
+  } finally {
+    stopping.abort();
+    await webhooks.finished;
+  }
 }

@@ -86,6 +86,31 @@ export interface ControllerFlags {
    */
   metricsCertKey: string;
   /**
+   * `host:port` or `:port` of the Foo webhooks (validation, defaulting, v1beta1 conversion), served over
+   * HTTPS; "0" serves none, so the controller stays a drop-in for sample-controller.
+   * @default {"0"}
+   */
+  webhookBindAddress: string;
+  /** Directory of the webhook serving certificate, followed as it changes. */
+  webhookCertPath?: string;
+  /**
+   * Certificate file name in `webhookCertPath`.
+   * @default {"tls.crt"}
+   */
+  webhookCertName: string;
+  /**
+   * Private key file name in `webhookCertPath`.
+   * @default {"tls.key"}
+   */
+  webhookCertKey: string;
+  /**
+   * Development: the base URL (`https://host:port`) a local control plane reaches the webhooks at. The
+   * controller then registers the webhook configurations and the Foo CRD's conversion at that URL, with the
+   * CA of its certificate (a generated one unless `webhookCertPath` is set), and removes the configurations
+   * when it stops.
+   */
+  webhookUrl?: string;
+  /**
    * `host:port` or `:port` for /healthz and /readyz; "0" disables.
    * @default {":8081"}
    */
@@ -133,6 +158,9 @@ export function defaultFlags(): ControllerFlags {
     metricsSecure: true,
     metricsCertName: "tls.crt",
     metricsCertKey: "tls.key",
+    webhookBindAddress: "0",
+    webhookCertName: "tls.crt",
+    webhookCertKey: "tls.key",
     healthProbeBindAddress: ":8081",
     logLevel: "info",
     logFormat: "json",

@@ -55,6 +55,22 @@ export function parseFlags(args: readonly string[]): ParsedCommand {
       "--shards",
     );
   }
+  if (
+    flags.webhookBindAddress !== "0" && flags.webhookCertPath === undefined && flags.webhookUrl === undefined
+  ) {
+    throw new FlagError(
+      "flag --webhook-bind-address needs --webhook-cert-path (a certificate the API server trusts, e.g. from " +
+        "cert-manager) or --webhook-url (a development control plane)",
+      "--webhook-bind-address",
+    );
+  }
+  if (
+    flags.webhookBindAddress === "0" &&
+    (flags.webhookUrl !== undefined || flags.webhookCertPath !== undefined)
+  ) {
+    const as = flags.webhookUrl !== undefined ? "--webhook-url" : "--webhook-cert-path";
+    throw new FlagError(`flag ${as} needs --webhook-bind-address`, as);
+  }
   return { kind: "run", flags };
 }
 

@@ -1,7 +1,8 @@
 /**
  * The reference controller: a drop-in for Kubernetes' sample-controller. A `Foo`
  * (`samplecontroller.k8s.io/v1alpha1`) owns an nginx Deployment, server-side applied; status carries
- * `availableReplicas`, `observedGeneration` and a `Ready` condition, written only when it changed.
+ * `availableReplicas`, `observedGeneration` and a `Ready` condition, written only when it changed. With
+ * `--webhook-bind-address` it also serves Foo validation, defaulting and a v1beta1 conversion.
  * @module
  */
 // Re-exported because the types and functions below mention them.
@@ -48,3 +49,17 @@ export {
 } from "./flags.ts";
 export { cli, type CliOptions, type ExitCode } from "./cli.ts";
 export { type RunOptions, runSampleController, SERVICE_ACCOUNT_DIR_ENV } from "./app.ts";
+export { FOO_REPLICAS, fooConversion, fooDefaulting, fooValidation } from "./foo_webhooks.ts";
+export {
+  fooWebhookConfigurations,
+  type FooWebhookOptions,
+  type FooWebhooks,
+  serveFooWebhooks,
+  WEBHOOK_CONFIGURATION_NAME,
+} from "./webhook_serving.ts";
+export type {
+  AdmissionWebhook,
+  ConversionWebhook,
+  WebhookConfigurations,
+  WebhookTarget,
+} from "../webhook/mod.ts";

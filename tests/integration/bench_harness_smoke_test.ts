@@ -6,9 +6,10 @@
  * (KUBELOOP_TESTENV_BIN); `--unit` runs none of them.
  *
  * Only our side runs: the peers built from registries (client-go, client-go-json/-strip, client-node,
- * kube-rs in bench/peers/cold_sync.ts and run.sh; the Go stand-in `go` of bench/controller/run.ts) take
- * minutes to build cold and are not covered here, nor is bench/protobuf/gen_tables.ts (a generator that
- * reads the k8s.io/api sources from the Go module cache). See bench/README.md.
+ * kube-rs in bench/peers/cold_sync.ts and run.sh; the Go stand-in `go` of bench/controller/run.ts; the
+ * controller-runtime webhook of bench/webhook/run.ts) take minutes to build cold and are not covered here,
+ * nor is bench/protobuf/gen_tables.ts (a generator that reads the k8s.io/api sources from the Go module
+ * cache). See bench/README.md.
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
@@ -165,4 +166,25 @@ Deno.test("smoke: bench/shard/replicas.ts with 4 Foos and 2 replicas prints its 
     assert.equal(Number(row[1]) + Number(row[2]), 4, row[0]);
   }
   assertTable(run.stdout, "| N | new Foos | created (s) |", ["| 2 | 2 |"]);
+});
+
+Deno.test("smoke: bench/webhook/run.ts, kubeloop alone, straight and through kube-apiserver, prints its table", async () => {
+  const run = await runBench(deno, [
+    "run",
+    "--allow-all",
+    "bench/webhook/run.ts",
+    "--rates=20",
+    "--seconds=1",
+    "--warmup=0",
+    "--rounds=1",
+    "--peers=kubeloop",
+  ]);
+  assertExitedCleanly(run);
+  const rows = assertTable(
+    run.stdout,
+    "| server | path | rate (/s) | p50 (ms) | p99 (ms) | CPU (% core) | RSS (MB) | peak RSS (MB) | failed |",
+    ["| kubeloop | direct | 20 |", "| kubeloop | apiserver | 20 |"],
+  );
+  // Every request was admitted: through the API server too, so the webhook configuration took effect.
+  for (const row of rows) assert.equal(row.at(-1), "0", row.join(" | "));
 });

@@ -28,6 +28,9 @@ Deno.test("no arguments gives the documented defaults", () => {
     metricsSecure: true,
     metricsCertName: "tls.crt",
     metricsCertKey: "tls.key",
+    webhookBindAddress: "0",
+    webhookCertName: "tls.crt",
+    webhookCertKey: "tls.key",
     healthProbeBindAddress: ":8081",
     logLevel: "info",
     logFormat: "json",
@@ -55,6 +58,11 @@ Deno.test("every flag is parsed in the --name=value form", () => {
       "--metrics-cert-path=/certs",
       "--metrics-cert-name=serving.crt",
       "--metrics-cert-key=serving.key",
+      "--webhook-bind-address=:9443",
+      "--webhook-cert-path=/webhook-certs",
+      "--webhook-cert-name=w.crt",
+      "--webhook-cert-key=w.key",
+      "--webhook-url=https://127.0.0.1:9443",
       "--health-probe-bind-address=0",
       "--kube-api-qps=20.5",
       "--kube-api-burst=40",
@@ -81,6 +89,11 @@ Deno.test("every flag is parsed in the --name=value form", () => {
       metricsCertPath: "/certs",
       metricsCertName: "serving.crt",
       metricsCertKey: "serving.key",
+      webhookBindAddress: ":9443",
+      webhookCertPath: "/webhook-certs",
+      webhookCertName: "w.crt",
+      webhookCertKey: "w.key",
+      webhookUrl: "https://127.0.0.1:9443",
       healthProbeBindAddress: "0",
       kubeApiQps: 20.5,
       kubeApiBurst: 40,
@@ -221,6 +234,11 @@ Deno.test("the usage text lists every flag once", () => {
       "metrics-cert-path",
       "metrics-cert-name",
       "metrics-cert-key",
+      "webhook-bind-address",
+      "webhook-cert-path",
+      "webhook-cert-name",
+      "webhook-cert-key",
+      "webhook-url",
       "health-probe-bind-address",
       "kube-api-qps",
       "kube-api-burst",
@@ -244,4 +262,28 @@ Deno.test("metrics certificate file names must stay inside --metrics-cert-path",
   rejects(["--metrics-cert-path="], "--metrics-cert-path", /must not be empty/);
   assert.equal(run("--metrics-secure").metricsSecure, true);
   assert.equal(run("-metrics-secure=f").metricsSecure, false);
+});
+
+Deno.test("webhooks: off by default; on, they need a certificate the API server trusts or the development URL", () => {
+  assert.equal(run().webhookBindAddress, "0");
+  assert.equal(run("--webhook-bind-address=:9443", "--webhook-cert-path=/c").webhookCertPath, "/c");
+  assert.equal(
+    run("--webhook-bind-address=127.0.0.1:0", "--webhook-url=https://127.0.0.1:9443/").webhookUrl,
+    "https://127.0.0.1:9443",
+  );
+  rejects(
+    ["--webhook-bind-address=:9443"],
+    "--webhook-bind-address",
+    /needs --webhook-cert-path .* or --webhook-url/,
+  );
+  rejects(["--webhook-url=https://127.0.0.1:9443"], "--webhook-url", /needs --webhook-bind-address/);
+  rejects(["--webhook-cert-path=/c"], "--webhook-cert-path", /needs --webhook-bind-address/);
+  for (const url of ["http://127.0.0.1:9443", "https://127.0.0.1:9443/path", "not a url"]) {
+    rejects(
+      ["--webhook-bind-address=:9443", `--webhook-url=${url}`],
+      "--webhook-url",
+      /must be https:\/\/host:port/,
+    );
+  }
+  rejects(["--webhook-cert-name=../x"], "--webhook-cert-name", /file name inside --webhook-cert-path/);
 });

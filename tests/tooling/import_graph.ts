@@ -27,6 +27,7 @@ export const FLOORS: Readonly<Record<string, number>> = {
   queue: 4,
   observe: 4,
   client: 5,
+  webhook: 5,
   watch: 6,
   leader: 6,
   shard: 6,

@@ -1,0 +1,3 @@
+module kubeloop.invalid/bench/webhook/load
+
+go 1.26.0
