@@ -93,10 +93,15 @@ export function assertBenchRows(run: BenchRun, names: readonly string[]): string
 /**
  * Asserts that `stdout` holds a Markdown table whose header row starts with `header` (cells as printed,
  * e.g. "| program | time-to-synced (ms) |") and, below its separator, one row starting with each of `rows`
- * ("| kubeloop |"); every cell of those rows after the first must hold a number (no NaN, no empty cell).
- * Returns the rows' cells.
+ * ("| kubeloop |"); every cell of those rows after the first `labels` (1: the row's name) must hold a number
+ * (no NaN, no empty cell). Returns the rows' cells.
  */
-export function assertTable(stdout: string, header: string, rows: readonly string[]): string[][] {
+export function assertTable(
+  stdout: string,
+  header: string,
+  rows: readonly string[],
+  labels = 1,
+): string[][] {
   const lines = stdout.split("\n");
   const at = lines.findIndex((l) => l.startsWith(header));
   assert.ok(at >= 0, `no table with the header "${header}" in:\n${stdout.slice(-4000)}`);
@@ -107,7 +112,7 @@ export function assertTable(stdout: string, header: string, rows: readonly strin
     const row = body.find((l) => l.startsWith(start));
     assert.ok(row, `no row "${start}" in the table "${header}":\n${body.join("\n")}`);
     const cells = row.split("|").slice(1, -1).map((c) => c.trim());
-    for (const cell of cells.slice(1)) {
+    for (const cell of cells.slice(labels)) {
       assert.match(cell, /\d/, `a cell without a number in "${row}"`);
       assert.doesNotMatch(cell, /NaN|Infinity/, `a cell without a measurement in "${row}"`);
     }

@@ -184,6 +184,7 @@ Deno.test("smoke: bench/webhook/run.ts, kubeloop alone, straight and through kub
     run.stdout,
     "| server | path | rate (/s) | p50 (ms) | p99 (ms) | CPU (% core) | RSS (MB) | peak RSS (MB) | failed |",
     ["| kubeloop | direct | 20 |", "| kubeloop | apiserver | 20 |"],
+    2, // server and path
   );
   // Every request was admitted: through the API server too, so the webhook configuration took effect.
   for (const row of rows) assert.equal(row.at(-1), "0", row.join(" | "));
