@@ -104,7 +104,16 @@ const slow = validatingWebhook({
   resource: CONFIG_MAPS,
   timeoutSeconds: 1,
   objectSelector: { matchLabels: { slow: "yes" } },
-  validate: () => new Promise((resolve) => setTimeout(() => resolve(allow()), 3_000)),
+  // Slower than timeoutSeconds, and done when its signal says the API server stopped waiting: the timer
+  // must not outlive the test.
+  validate: (_request, { signal }) =>
+    new Promise((resolve) => {
+      const timer = setTimeout(() => resolve(allow()), 3_000);
+      signal.addEventListener("abort", () => {
+        clearTimeout(timer);
+        resolve(allow());
+      }, { once: true });
+    }),
 });
 const conversion = conversionWebhook<Blob>({
   crd: `blobs.${GROUP}`,
