@@ -40,17 +40,20 @@ export interface ConnectionLimits {
   /** Largest body; a larger Content-Length gets 413 before any of the body is read. */
   readonly maxBodyBytes: number;
   /**
-   * Time from a request's first byte (for a connection's first request: from the end of the TLS handshake)
-   * until its body is complete, and for writing the answer. Over it: 408 (or just closing, when nothing of
-   * the request arrived).
+   * Time from a request's first byte until its body is complete, and for writing the answer. Over it: 408.
    */
   readonly requestTimeoutMs: number;
-  /** Time a kept-alive connection may sit between requests. */
+  /**
+   * Time a connection may sit without a request: between requests, and before its first one. A client's
+   * pool holds connections it dialed but has not used yet exactly like used ones (Go's transport parks a
+   * connection that lost a dial race), so a shorter bound for the first request closes connections the
+   * client is about to reuse, and its POST fails.
+   */
   readonly idleTimeoutMs: number;
 }
 
 /** Why a connection ended other than by the client closing it. */
-export type ConnectionOutcome = "idle" | "timeout" | "refused" | "flood" | "write-timeout" | "error";
+export type ConnectionOutcome = "idle" | "refused" | "flood" | "write-timeout" | "error";
 
 /** Options of {@linkcode serveConnection}. */
 export interface ServeConnectionOptions {
@@ -116,10 +119,10 @@ export function serveConnection(stream: ByteStream, options: ServeConnectionOpti
     }, 1_000);
     void closed.then(() => fallback.cancel());
   };
-  const wait = (first: boolean) => {
+  const wait = () => {
     state = "waiting";
     head = undefined;
-    arm(first ? limits.requestTimeoutMs : limits.idleTimeoutMs, () => close(first ? "timeout" : "idle"));
+    arm(limits.idleTimeoutMs, () => close("idle"));
   };
 
   /** Writes; when the client does not read and the buffer fills, waits for it to drain, up to the timeout. */
@@ -207,7 +210,7 @@ export function serveConnection(stream: ByteStream, options: ServeConnectionOpti
       const keepAlive = request.keepAlive && !draining;
       if (!await respond(response, keepAlive)) return;
       if (!keepAlive) return end();
-      wait(false);
+      wait();
     }
   };
 
@@ -245,7 +248,7 @@ export function serveConnection(stream: ByteStream, options: ServeConnectionOpti
     }
     resolveClosed();
   });
-  wait(true);
+  wait();
 
   return {
     get idle() {

@@ -35,9 +35,10 @@ export interface WebhookServerLimits extends ConnectionLimits {
 
 /**
  * The defaults: 7 MiB bodies (an object and its old version of up to 3 MiB each, as controller-runtime
- * allows), 16 KiB heads, 10 s to read a request, 120 s idle (longer than the 90 s after which Go clients,
- * kube-apiserver among them, drop idle connections, so the server never closes one a client is about to
- * reuse), 128 handshakes at once, 1,024 connections, 30 s shutdown grace.
+ * allows), 16 KiB heads, 10 s to read a request from its first byte, 120 s idle before a connection's first
+ * request and between requests (longer than the 90 s after which Go clients, kube-apiserver among them, drop
+ * idle connections, so the server never closes one a client is about to reuse), 128 handshakes at once,
+ * 1,024 connections, 30 s shutdown grace.
  */
 export const DEFAULT_WEBHOOK_LIMITS: WebhookServerLimits = Object.freeze({
   maxHeaderBytes: 16 * 1024,
@@ -162,7 +163,7 @@ export function serveWebhooks(options: WebhookServerOptions): WebhookServer {
         clock,
         onOutcome: (outcome, detail) => {
           if (outcome === "refused") refusedBy(refusalOf(detail?.status));
-          else if (outcome === "timeout" || outcome === "flood" || outcome === "write-timeout") {
+          else if (outcome === "flood" || outcome === "write-timeout") {
             refusedBy(outcome);
           }
         },

@@ -230,7 +230,7 @@ Deno.test("a 10 MB body is refused with 413 before it is read, and the server se
 });
 
 Deno.test("slow clients are bounded in time: a trickled head and a trickled body are each cut off at the deadline", async () => {
-  await using server = start({ limits: { requestTimeoutMs: 400 } });
+  await using server = start({ limits: { requestTimeoutMs: 400, idleTimeoutMs: 400 } });
   const started = Date.now();
   // A TLS client that sends half a head, then one byte every 150 ms.
   const head = await Deno.connectTls({ hostname: "127.0.0.1", port: server.port, caCerts: [pki.ca] });
@@ -262,7 +262,7 @@ Deno.test("slow clients are bounded in time: a trickled head and a trickled body
   assert.match(headAnswer, /^HTTP\/1\.1 408 /);
   assert.match(bodyAnswer, /^HTTP\/1\.1 408 /);
   assert.equal(silentEnd, "", "a connection that never sent a request is closed without an answer");
-  // Each was cut off at its 400 ms bound; the trickling client would have gone on for 6 s. The bound is
+  // Each was cut off at its 400 ms bound (the silent one at the idle bound); the trickling client would have gone on for 6 s. The bound is
   // generous for a loaded machine, and far below what an unbounded server would take.
   assert.ok(elapsed < 5_000, `took ${elapsed} ms`);
   assert.equal((await post(`${server.url}${validating.path}`, admissionReview(CM))).status, 200);
