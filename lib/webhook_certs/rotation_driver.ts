@@ -109,6 +109,7 @@ async function perform(
         ca: true,
         validityMs: o.config.policy.caValidityMs,
         now: now(),
+        backdateMs: o.config.policy.backdateMs,
       });
       return { kind: "caGenerated", ca: keyed(material) };
     }
@@ -119,6 +120,7 @@ async function perform(
         hosts: o.config.hosts,
         validityMs: o.config.policy.servingValidityMs,
         now: now(),
+        backdateMs: o.config.policy.backdateMs,
         issuer: action.signer,
       });
       const serving = { ...keyed(material), hosts: o.config.hosts, issuer: action.signer.cert };

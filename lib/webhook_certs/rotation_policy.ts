@@ -52,6 +52,12 @@ export interface RotationPolicy {
    * @default {1_000}
    */
   readonly retryMs: number;
+  /**
+   * How long before its issuance a certificate's validity starts, for API servers whose clocks are a
+   * little behind; may be 0.
+   * @default {3_600_000}
+   */
+  readonly backdateMs: number;
 }
 
 /** The defaults of {@linkcode RotationPolicy}. */
@@ -63,6 +69,7 @@ export const DEFAULT_ROTATION_POLICY: RotationPolicy = Object.freeze({
   propagationMs: 10_000,
   overlapMs: 5 * MINUTE,
   retryMs: 1_000,
+  backdateMs: 3_600_000,
 });
 
 /**
@@ -75,7 +82,10 @@ export const DEFAULT_ROTATION_POLICY: RotationPolicy = Object.freeze({
 export function rotationPolicy(options: Partial<RotationPolicy> = {}): RotationPolicy {
   const policy: RotationPolicy = { ...DEFAULT_ROTATION_POLICY, ...options };
   for (const [name, value] of Object.entries(policy)) {
-    if (typeof value !== "number" || !Number.isFinite(value) || value <= 0) {
+    if (
+      typeof value !== "number" || !Number.isFinite(value) || value < 0 ||
+      (value === 0 && name !== "backdateMs")
+    ) {
       throw new RangeError(`Rotation policy: ${name} must be a positive number, not ${value}`);
     }
   }

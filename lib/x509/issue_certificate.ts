@@ -48,8 +48,14 @@ export interface IssueOptions {
   hosts?: readonly string[];
   /** notAfter is `now` plus this, unless `issuer` expires sooner: then the issuer's notAfter. */
   validityMs: number;
-  /** Start of validity; notBefore is an hour earlier, to absorb clock skew between machines. */
+  /** Start of validity. */
   now: Date;
+  /**
+   * notBefore is this much before `now`, so that a client whose clock is a little behind accepts the
+   * certificate at once.
+   * @default {3_600_000}
+   */
+  backdateMs?: number;
   /**
    * The CA that signs it (its PEM certificate and PEM ECDSA P-256 key).
    * @default {none: self-signed}
@@ -126,7 +132,7 @@ export async function issueCertificate(options: IssueOptions): Promise<TlsMateri
     unsignedInteger(serial),
     algorithm,
     signer.name,
-    sequence(time(new Date(now - SKEW_MS)), time(new Date(notAfter))),
+    sequence(time(new Date(now - (options.backdateMs ?? SKEW_MS))), time(new Date(notAfter))),
     subject,
     spki,
     explicit(3, sequence(...extensions)),
