@@ -76,6 +76,11 @@ export interface SelfManagedCertificatesOptions {
 
 /** The running certificates: serve them with `serveWebhooks({ certificates })`. */
 export interface SelfManagedCertificates extends CertificateSource {
+  /**
+   * Checks the Secret and (on the leader) the caBundles now instead of at the next check period: after
+   * creating a target, say, so that it gets the CA at once.
+   */
+  recheck(): void;
   /** Resolves once the watch and the rotation stopped after `signal` aborted. */
   readonly finished: Promise<void>;
 }
@@ -143,6 +148,7 @@ export async function selfManagedCertificates(
   return {
     current: () => source.current(),
     subscribe: (listener) => source.subscribe(listener),
+    recheck: () => wake.wakeUp(),
     finished,
   };
 }
