@@ -102,7 +102,8 @@ export async function selfManagedCertificates(
   options: SelfManagedCertificatesOptions,
 ): Promise<SelfManagedCertificates> {
   const { client, namespace, secretName, signal } = options;
-  const logger = (options.logger ?? noopLogger).child({ secret: `${namespace}/${secretName}` });
+  // Not "secret": the logger redacts fields of that name.
+  const logger = (options.logger ?? noopLogger).child({ store: `${namespace}/${secretName}` });
   const clock = options.clock ?? systemClock;
   const policy = rotationPolicy(options.policy);
   const hosts = [...new Set(options.hosts.map(canonicalHost))];
