@@ -63,7 +63,7 @@ export async function driveRotation(
   const { config, clock, logger } = options;
   let state: RotationState = INITIAL_ROTATION_STATE;
   while (!signal.aborted) {
-    const action = nextAction(state, config);
+    const action = nextAction(state);
     let input: RotationInput;
     try {
       input = await perform(action, options, signal, wake);

@@ -44,7 +44,8 @@ export type Purpose =
 /** Where one replica's driver is. */
 export type RotationPhase =
   | { readonly kind: "reading" }
-  | { readonly kind: "verifying"; readonly held: Held }
+  /** `afterPublish`: the caBundles were just written, so a mismatch now is a failure, not work to do. */
+  | { readonly kind: "verifying"; readonly held: Held; readonly afterPublish?: boolean }
   | { readonly kind: "publishing"; readonly held: Held }
   | { readonly kind: "generating"; readonly purpose: Purpose }
   | { readonly kind: "creating"; readonly stored: StoredRotation }
@@ -122,7 +123,7 @@ export const INITIAL_ROTATION_STATE: RotationState = Object.freeze<RotationState
 });
 
 /** The I/O the state asks for. Pure. */
-export function nextAction(state: RotationState, config: RotationConfig): RotationAction {
+export function nextAction(state: RotationState): RotationAction {
   const p = state.phase;
   switch (p.kind) {
     case "reading":
@@ -140,7 +141,7 @@ export function nextAction(state: RotationState, config: RotationConfig): Rotati
     case "waiting":
       return { kind: "wait", until: p.until };
     default:
-      return assertNever(p, `rotation phase (hosts ${config.hosts.length})`);
+      return assertNever(p, "rotation phase");
   }
 }
 
@@ -175,13 +176,18 @@ export function step(
   at: Moment,
 ): RotationTransition {
   const p = state.phase;
-  // The retry delay grows until a write succeeds or the machine has nothing left to do: a read that
-  // works between two failed writes does not reset it.
-  const progress = input.kind === "created" || input.kind === "updated" || input.kind === "published";
+  // The retry delay grows until a Secret write succeeds, the caBundles read back right, or the machine has
+  // nothing left to do: a read that works between two failed writes does not reset it.
+  const progress = input.kind === "created" || input.kind === "updated" ||
+    (input.kind === "bundlesRead" && input.match);
   const ok = (phase: RotationPhase, notice?: RotationNotice): RotationTransition => ({
     state: { phase, failures: progress || phase.kind === "waiting" ? 0 : state.failures },
     ...(notice ? { notice } : {}),
   });
+  if (p.kind === "verifying" && p.afterPublish && input.kind === "bundlesRead" && !input.match) {
+    // Written but not read back (a writer racing ours, a webhook rewriting them): back off, never loop.
+    input = { kind: "failed", error: new Error("The caBundles do not read back what was written") };
+  }
   if (input.kind === "failed") {
     const failures = state.failures + 1;
     const delay = Math.min(
@@ -208,7 +214,7 @@ export function step(
         : unexpected(state, input, config, at);
     case "publishing":
       return input.kind === "published"
-        ? ok({ kind: "verifying", held: p.held })
+        ? ok({ kind: "verifying", held: p.held, afterPublish: true })
         : unexpected(state, input, config, at);
     case "generating":
       return onGenerated(p.purpose, input, config, at, ok) ?? unexpected(state, input, config, at);

@@ -66,6 +66,8 @@ export class World {
   bundles: readonly string[] = [];
   now = T0;
   readonly writes: Write[] = [];
+  /** Publishes answer success but change nothing (a writer racing ours, say). */
+  ignorePublishes = false;
   /** Actions of each kind that fail before succeeding again. */
   readonly faults = new Map<RotationAction["kind"], number>();
   #rv = 0;
@@ -100,6 +102,7 @@ export class World {
       case "readBundles":
         return { kind: "bundlesRead", match: same(this.bundles, action.bundle) };
       case "publishBundles":
+        if (this.ignorePublishes) return { kind: "published" };
         this.bundles = [...action.bundle];
         this.writes.push({ at: this.now, kind: "bundles", bundle: this.bundles });
         return { kind: "published" };
@@ -128,7 +131,7 @@ export class Replica {
 
   /** The next action, performed, and fed back. */
   turn(): RotationAction {
-    const action = nextAction(this.state, this.config);
+    const action = nextAction(this.state);
     this.actions.push(action);
     this.feed(this.world.perform(action, this.config.hosts));
     return action;
@@ -144,7 +147,7 @@ export class Replica {
   /** Turns until the machine asks to wait (not performing that wait); throws after `max` turns. */
   untilWait(max = 50): RotationAction & { kind: "wait" } {
     for (let i = 0; i < max; i++) {
-      const action = nextAction(this.state, this.config);
+      const action = nextAction(this.state);
       if (action.kind === "wait") return action;
       this.turn();
     }

@@ -30,21 +30,21 @@ function settled(stored: StoredRotation, now = T0): World {
 Deno.test("first start: a CA, then a serving certificate it signs, then a create; the leader publishes the CA", () => {
   const world = new World();
   const r = new Replica(world);
-  assert.deepEqual(nextAction(r.state, CONFIG), { kind: "read" });
+  assert.deepEqual(nextAction(r.state), { kind: "read" });
   r.turn();
-  assert.equal(nextAction(r.state, CONFIG).kind, "generateCa");
+  assert.equal(nextAction(r.state).kind, "generateCa");
   r.turn();
-  const issue = nextAction(r.state, CONFIG);
+  const issue = nextAction(r.state);
   assert.equal(issue.kind, "issueServing");
   r.turn();
-  assert.equal(nextAction(r.state, CONFIG).kind, "create");
+  assert.equal(nextAction(r.state).kind, "create");
   r.turn();
   const stored = world.secret!.stored;
   assert.equal(stored.phase, "stable");
   assert.equal(stored.serving!.issuer, stored.signer.cert);
-  assert.deepEqual(nextAction(r.state, CONFIG), { kind: "readBundles", bundle: [stored.signer.cert] });
+  assert.deepEqual(nextAction(r.state), { kind: "readBundles", bundle: [stored.signer.cert] });
   r.turn();
-  assert.deepEqual(nextAction(r.state, CONFIG), { kind: "publishBundles", bundle: [stored.signer.cert] });
+  assert.deepEqual(nextAction(r.state), { kind: "publishBundles", bundle: [stored.signer.cert] });
   r.turn();
   const wait = r.untilWait();
   assert.deepEqual(world.bundles, [stored.signer.cert]);
@@ -60,8 +60,8 @@ Deno.test("two replicas racing to create the Secret: one create wins, the other 
     a.turn();
     b.turn();
   }
-  assert.equal(nextAction(a.state, CONFIG).kind, "create");
-  assert.equal(nextAction(b.state, CONFIG).kind, "create");
+  assert.equal(nextAction(a.state).kind, "create");
+  assert.equal(nextAction(b.state).kind, "create");
   a.turn(); // a (not leading: creating is the one write any replica makes) wins
   const winner = world.secret!.stored;
   b.turn(); // b's create answers AlreadyExists
@@ -69,7 +69,7 @@ Deno.test("two replicas racing to create the Secret: one create wins, the other 
   assert.match(b.notices.at(-1)!.message, /Another replica created the Secret first/);
   b.turn(); // reads the winner's
   assert.equal(b.state.phase.kind, "verifying");
-  assert.deepEqual(nextAction(b.state, CONFIG), { kind: "readBundles", bundle: [winner.signer.cert] });
+  assert.deepEqual(nextAction(b.state), { kind: "readBundles", bundle: [winner.signer.cert] });
   b.untilWait();
   assert.deepEqual(world.bundles, [winner.signer.cert], "the leader publishes the winner's CA, not its own");
   assert.equal(world.writes.filter((w) => w.kind === "secret").length, 1, "exactly one Secret write");
@@ -184,10 +184,23 @@ Deno.test("a failed caBundle patch is retried with doubling delays up to the che
     if (action.kind === "wait") delays.push(world.now - before);
   }
   assert.deepEqual(delays, [1_000, 2_000, 4_000, 8_000, 16_000, 32_000, 60_000, 60_000, 60_000]);
-  assert.equal(r.state.failures, 0, "reset by the success");
   assert.ok(r.notices.some((n) => n.level === "warn" && /Writing the caBundles failed/.test(n.message)));
   r.untilWait();
   assert.deepEqual(world.bundles, [stored.signer.cert]);
+  assert.equal(r.state.failures, 0, "reset once they read back");
+});
+
+Deno.test("caBundles that do not read back what was written: a failure with backoff, never a hot loop", () => {
+  const world = settled(stable(T0));
+  world.bundles = [];
+  world.ignorePublishes = true;
+  const r = new Replica(world);
+  for (let i = 0; i < 40; i++) r.turn();
+  const publishes = r.actions.filter((a) => a.kind === "publishBundles").length;
+  const waits = r.actions.filter((a) => a.kind === "wait").length;
+  assert.ok(publishes <= waits + 1, `${publishes} publishes, ${waits} waits`);
+  assert.ok(world.now - T0 >= 60_000, "the delays grew to the check period");
+  assert.ok(r.notices.some((n) => /do not read back what was written/.test(String(n.error))));
 });
 
 Deno.test("expiry in the past at start: an expired CA is replaced at once; an expired serving certificate reissued", () => {
