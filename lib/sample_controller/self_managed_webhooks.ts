@@ -50,7 +50,7 @@ export function serveSelfManaged(
       signal,
       logger,
     });
-    const server = await serveWebhooks({
+    const server = serveWebhooks({
       address: flags.webhookBindAddress,
       certificates,
       webhooks: [fooDefaulting, fooValidation],

@@ -21,7 +21,7 @@
  *   fence,
  *   signal,
  * });
- * await serveWebhooks({ address: ":9443", certificates, webhooks, conversions, signal });
+ * const server = serveWebhooks({ address: ":9443", certificates, webhooks, conversions, signal });
  * ```
  * @module
  */
