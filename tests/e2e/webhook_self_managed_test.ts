@@ -26,8 +26,22 @@ interface Result {
   stderr: string;
 }
 
-/** The base64 DER of the certificate served on `port`. */
-function servedOn(port: number): Promise<string> {
+/**
+ * The base64 DER of the certificate served on `port`, or undefined while nothing listens there: a replica
+ * binds once it has read the Secret, and lib/webhook replaces its listener when the certificate changes (the
+ * port refuses connections for about 3 ms).
+ */
+async function servedOn(port: number): Promise<string | undefined> {
+  try {
+    return await handshakeWith(port);
+  } catch (error) {
+    const code = (error as { code?: string }).code;
+    if (code === "ECONNREFUSED" || code === "ECONNRESET") return undefined;
+    throw error;
+  }
+}
+
+function handshakeWith(port: number): Promise<string> {
   return new Promise((resolve, reject) => {
     const socket = nodeTls.connect({ host: "127.0.0.1", port, rejectUnauthorized: false }, () => {
       const raw = socket.getPeerCertificate(false).raw;
