@@ -60,6 +60,12 @@ const POLICY = {
 };
 /** The bound on a replica's switch: a check period plus propagation, and 3 s for a loaded machine. */
 const SWITCH_BOUND_MS = POLICY.checkPeriodMs + POLICY.propagationMs + 3_000;
+/**
+ * How far an API server's view of a caBundle may lag in this test: half the propagation time the protocol
+ * waits, so a correct rotation has a second to spare, and the naive one (a new CA and a certificate it signed
+ * at once, the caBundle after) is distrusted for most of that second, not only until its caBundle write.
+ */
+const VIEW_LAG_MS = POLICY.propagationMs / 2;
 
 interface Blob extends KubeObject {
   spec?: Record<string, unknown>;
@@ -262,19 +268,26 @@ Deno.test("self-managed certificates rotate under admission traffic: no failed r
     background.push(flow(), flow());
     // The API server reuses its connections, so its calls alone rarely show a certificate its caBundle
     // does not trust: a new connection would. This client makes a new TLS handshake with every replica in
-    // turn, trusting exactly the caBundle the configuration holds (read every 25 ms, far less than the
-    // propagation time the protocol allows the API server's own view to lag).
+    // turn, trusting only the CAs that every caBundle the configuration held in the last VIEW_LAG_MS had
+    // (read every 25 ms): any API server whose view lags by up to that long must trust what is served.
     // lib/webhook replaces its listener when the certificate changes (Deno 2.9.6: the port is free again
     // about 3 ms later), so a connection arriving then is refused or reset: counted apart, and bounded,
     // since it is the server's, not a certificate the client does not trust.
     const handshakes = { ok: 0, failures: [] as string[], refused: 0 };
-    let trusted: string[] = [];
+    const bundles: { readonly at: number; readonly cas: readonly string[] }[] = [];
     const restarting = new Set<number>();
     const readBundleOnce = async () => {
       const config = await admin.get(VALIDATING_WEBHOOK_CONFIGURATIONS, CONFIG);
       const pem = atob(config.webhooks![0]!.clientConfig.caBundle ?? "");
-      trusted = pem.match(/-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----\n?/g) ?? [];
+      const cas = (pem.match(/-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g) ?? [])
+        .map((ca) => `${ca}\n`);
+      const now = Date.now();
+      bundles.push({ at: now, cas });
+      // The newest read from before the window stays: it was still what the configuration held at its start.
+      while (bundles.length > 1 && bundles[1]!.at <= now - VIEW_LAG_MS) bundles.shift();
     };
+    const trustedByEveryView = () =>
+      bundles.map((b) => b.cas).reduce((all, cas) => all.filter((ca) => cas.includes(ca)));
     await readBundleOnce();
     const readBundle = async () => {
       while (!stopTraffic.signal.aborted) {
@@ -287,7 +300,13 @@ Deno.test("self-managed certificates rotate under admission traffic: no failed r
         const index = i % replicas.length;
         if (restarting.has(index)) continue;
         const { port } = replicas[index]!.server;
-        const caCerts = trusted;
+        const caCerts = [...trustedByEveryView()];
+        if (caCerts.length === 0) {
+          // Whatever the replica serves, some view of the last VIEW_LAG_MS distrusts it.
+          handshakes.failures.push(`${new Date().toISOString()} no CA in every caBundle of the last second`);
+          await new Promise((r) => setTimeout(r, 5));
+          continue;
+        }
         try {
           const conn = await Deno.connectTls({ hostname: "127.0.0.1", port, caCerts });
           try {
