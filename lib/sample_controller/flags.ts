@@ -55,6 +55,14 @@ export function parseFlags(args: readonly string[]): ParsedCommand {
       "--shards",
     );
   }
+  if (flags.shards !== undefined && flags.webhookCertSecret !== undefined) {
+    // The rotation needs one writer, the Lease holder (or a single replica); shards have no leader.
+    throw new FlagError(
+      "--webhook-cert-secret and --shards exclude each other: self-managed certificates are rotated by one " +
+        "leader (--leader-elect), and sharded replicas have none",
+      "--webhook-cert-secret",
+    );
+  }
   const certificate = flags.webhookCertPath !== undefined || flags.webhookCertSecret !== undefined;
   if (flags.webhookCertPath !== undefined && flags.webhookCertSecret !== undefined) {
     throw new FlagError(

@@ -317,6 +317,12 @@ Deno.test("self-managed webhook certificates: a Secret name, not with certificat
     /exclude each other/,
   );
   rejects(["--webhook-cert-secret=c"], "--webhook-cert-secret", /needs --webhook-bind-address/);
+  // Sharded replicas have no Lease leader: each would rotate the certificates and write the caBundles.
+  rejects(
+    ["--shards=4", "--webhook-bind-address=:9443", "--webhook-cert-secret=c"],
+    "--webhook-cert-secret",
+    /--webhook-cert-secret and --shards exclude each other/,
+  );
   rejects(["--webhook-cert-secret=Not_A_Name"], "--webhook-cert-secret", /must be a Secret name/);
   rejects(["--webhook-service=a.b"], "--webhook-service", /must be a Service name/);
 });
