@@ -350,7 +350,8 @@ export {
 export { certificateFiles, type CertificateFilesOptions } from "./observe/certificate_files.ts";
 export type { ScrapeAuthorizer, ScrapeDecision, ScrapeRequest } from "./observe/scrape_auth.ts";
 export { KubeScrapeAuthorizer, type KubeScrapeAuthorizerOptions } from "./auth/kube_scrape_authorizer.ts";
-export { selfSignedCertificate, type SelfSignedOptions, type TlsMaterial } from "./x509/self_signed.ts";
+export { selfSignedCertificate, type SelfSignedOptions } from "./x509/self_signed.ts";
+export { issueCertificate, type IssueOptions, type TlsMaterial } from "./x509/issue_certificate.ts";
 
 // Admission and conversion webhooks (docs/webhooks.md).
 export {
@@ -412,3 +413,12 @@ export {
   type WebhookServerOptions,
   type WebhookTarget,
 } from "./webhook/mod.ts";
+export {
+  type CaBundleTargets,
+  DEFAULT_ROTATION_POLICY,
+  type RotationPolicy,
+  rotationPolicy,
+  type SelfManagedCertificates,
+  selfManagedCertificates,
+  type SelfManagedCertificatesOptions,
+} from "./webhook_certs/mod.ts";

@@ -236,6 +236,25 @@ export const specs: readonly Spec[] = [
     apply: (f, v, as) => f.webhookCertKey = fileName(as, v, "--webhook-cert-path"),
   },
   {
+    name: "webhook-cert-secret",
+    value: "string",
+    help: "Self-managed webhook certificates kept in this Secret, rotated by the leader (no cert-manager).",
+    apply: (f, v, as) => {
+      if (!dnsSubdomain.test(v) || v.length > 253) throw invalid(as, v, "must be a Secret name");
+      f.webhookCertSecret = v;
+    },
+  },
+  {
+    name: "webhook-service",
+    value: "string",
+    help:
+      'Service of the webhooks, named in the self-managed certificate (default "kubeloop-sample-controller-webhook").',
+    apply: (f, v, as) => {
+      if (!dnsLabel.test(v) || v.length > 63) throw invalid(as, v, "must be a Service name");
+      f.webhookService = v;
+    },
+  },
+  {
     name: "webhook-url",
     value: "string",
     help: "Development: the https:// URL the API server reaches the webhooks at; registers them there.",

@@ -177,16 +177,21 @@ export async function runSampleController(flags: ControllerFlags, options: RunOp
     },
   });
   // Served by every replica, leader or not: the API server calls whichever the Service picks.
+  const webhookFailure = new AbortController();
   const webhooks = await serveFooWebhooks(flags, {
     client: controlClient,
     registry,
     logger,
     // Out of a cluster there is no namespace of our own; kube-system is excluded anyway.
     namespace: config.inCluster ? config.namespace : "kube-system",
+    secretNamespace: namespace,
+    ...(fence ? { fence } : {}),
+    onFailure: (error) => webhookFailure.abort(error),
     signal: stopping.signal,
   });
   try {
-    await manager.run({ signal: options.signal });
+    await manager.run({ signal: AbortSignal.any([options.signal, webhookFailure.signal]) });
+    if (webhookFailure.signal.aborted) throw webhookFailure.signal.reason;
   } finally {
     stopping.abort();
     await webhooks.finished;

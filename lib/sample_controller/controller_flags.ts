@@ -104,10 +104,23 @@ export interface ControllerFlags {
    */
   webhookCertKey: string;
   /**
+   * Self-managed certificates: the Secret, in the controller's namespace, that holds the webhook CA and
+   * serving certificate. Created at first start (by whichever replica comes first), renewed and rotated by
+   * the leader, which also writes the CA into the caBundle of the two webhook configurations and of the Foo
+   * CRD's conversion. Excludes `webhookCertPath`.
+   */
+  webhookCertSecret?: string;
+  /**
+   * The webhook Service, in the controller's namespace: the self-managed serving certificate is valid for
+   * `<service>.<namespace>.svc` and `<service>.<namespace>.svc.cluster.local`.
+   * @default {"kubeloop-sample-controller-webhook"}
+   */
+  webhookService: string;
+  /**
    * Development: the base URL (`https://host:port`) a local control plane reaches the webhooks at. The
    * controller then registers the webhook configurations and the Foo CRD's conversion at that URL, with the
-   * CA of its certificate (a generated one unless `webhookCertPath` is set), and removes the configurations
-   * when it stops.
+   * CA of its certificate (a generated one unless `webhookCertPath` or `webhookCertSecret` is set; with the
+   * latter the leader writes the CA), and removes the configurations when it stops.
    */
   webhookUrl?: string;
   /**
@@ -161,6 +174,7 @@ export function defaultFlags(): ControllerFlags {
     webhookBindAddress: "0",
     webhookCertName: "tls.crt",
     webhookCertKey: "tls.key",
+    webhookService: "kubeloop-sample-controller-webhook",
     healthProbeBindAddress: ":8081",
     logLevel: "info",
     logFormat: "json",

@@ -55,20 +55,36 @@ export function parseFlags(args: readonly string[]): ParsedCommand {
       "--shards",
     );
   }
-  if (
-    flags.webhookBindAddress !== "0" && flags.webhookCertPath === undefined && flags.webhookUrl === undefined
-  ) {
+  if (flags.shards !== undefined && flags.webhookCertSecret !== undefined) {
+    // The rotation needs one writer, the Lease holder (or a single replica); shards have no leader.
+    throw new FlagError(
+      "--webhook-cert-secret and --shards exclude each other: self-managed certificates are rotated by one " +
+        "leader (--leader-elect), and sharded replicas have none",
+      "--webhook-cert-secret",
+    );
+  }
+  const certificate = flags.webhookCertPath !== undefined || flags.webhookCertSecret !== undefined;
+  if (flags.webhookCertPath !== undefined && flags.webhookCertSecret !== undefined) {
+    throw new FlagError(
+      "flags --webhook-cert-path and --webhook-cert-secret exclude each other: certificates from files, or " +
+        "self-managed in a Secret",
+      "--webhook-cert-secret",
+    );
+  }
+  if (flags.webhookBindAddress !== "0" && !certificate && flags.webhookUrl === undefined) {
     throw new FlagError(
       "flag --webhook-bind-address needs --webhook-cert-path (a certificate the API server trusts, e.g. from " +
-        "cert-manager) or --webhook-url (a development control plane)",
+        "cert-manager), --webhook-cert-secret (self-managed certificates) or --webhook-url (a development " +
+        "control plane)",
       "--webhook-bind-address",
     );
   }
-  if (
-    flags.webhookBindAddress === "0" &&
-    (flags.webhookUrl !== undefined || flags.webhookCertPath !== undefined)
-  ) {
-    const as = flags.webhookUrl !== undefined ? "--webhook-url" : "--webhook-cert-path";
+  if (flags.webhookBindAddress === "0" && (flags.webhookUrl !== undefined || certificate)) {
+    const as = flags.webhookUrl !== undefined
+      ? "--webhook-url"
+      : flags.webhookCertPath !== undefined
+      ? "--webhook-cert-path"
+      : "--webhook-cert-secret";
     throw new FlagError(`flag ${as} needs --webhook-bind-address`, as);
   }
   return { kind: "run", flags };

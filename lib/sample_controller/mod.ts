@@ -56,6 +56,7 @@ export {
   type FooWebhooks,
   serveFooWebhooks,
   WEBHOOK_CONFIGURATION_NAME,
+  type WebhookFlags,
 } from "./webhook_serving.ts";
 export type {
   AdmissionWebhook,

@@ -66,3 +66,46 @@ Deno.test("the overlay of manifests/ with both webhook components renders, and t
     await Deno.remove(overlay, { recursive: true });
   }
 });
+
+Deno.test("the overlay with the self-managed component renders without a mounted Secret, and the API server accepts it (dry run)", async () => {
+  const overlay = await Deno.makeTempDir({ dir: join(root, "examples"), prefix: ".webhook-overlay-" });
+  try {
+    await Deno.writeTextFile(
+      join(overlay, "kustomization.yaml"),
+      [
+        "apiVersion: kustomize.config.k8s.io/v1beta1",
+        "kind: Kustomization",
+        "resources: [../../manifests]",
+        "components: [../../manifests/webhook, ../../manifests/webhook/self-managed]",
+        "",
+      ].join("\n"),
+    );
+    const rendered = await kubectlOk(["kustomize", overlay]);
+    // deno-lint-ignore no-explicit-any
+    const objects = parseAllDocuments(rendered).map((d) => d.toJS() as Record<string, any>);
+    const deployment = objects.find((o) => o.kind === "Deployment");
+    const pod = deployment!.spec.template.spec;
+    const args: string[] = pod.containers[0].args;
+    assert.ok(
+      args.includes("--webhook-cert-secret=kubeloop-sample-controller-webhook-certs"),
+      args.join(" "),
+    );
+    assert.ok(!args.some((a) => a.startsWith("--webhook-cert-path")));
+    assert.deepEqual(
+      pod.volumes.map((v: { name: string }) => v.name),
+      ["tmp"],
+      "no Secret volume to wait for",
+    );
+    assert.deepEqual(pod.containers[0].volumeMounts.map((v: { name: string }) => v.name), ["tmp"]);
+    assert.ok(!rendered.includes("cert-manager.io"), "nothing of cert-manager");
+    await kubectlOk(["apply", "-f", join(root, "manifests/namespace.yaml")]);
+    const out = await kubectlOk(["apply", "--dry-run=server", "-f", "-"], {
+      stdin: objects.map((o) => JSON.stringify(o)).join("\n"),
+    });
+    for (const kind of ["role", "clusterrole", "rolebinding", "clusterrolebinding", "deployment"]) {
+      assert.match(out, new RegExp(`^${kind}[^ ]* .* \\(server dry run\\)$`, "m"), kind);
+    }
+  } finally {
+    await Deno.remove(overlay, { recursive: true });
+  }
+});

@@ -6,7 +6,11 @@
  */
 import assert from "node:assert/strict";
 import { parseAllDocuments } from "yaml";
-import { fooWebhookConfigurations } from "../../lib/sample_controller/webhook_serving.ts";
+import {
+  fooWebhookConfigurations,
+  WEBHOOK_CONFIGURATION_NAME,
+} from "../../lib/sample_controller/webhook_serving.ts";
+import { parseFlags } from "../../lib/sample_controller/flags.ts";
 import { fooConversion } from "../../lib/sample_controller/foo_webhooks.ts";
 import { join } from "node:path";
 
@@ -132,5 +136,61 @@ Deno.test("`deno task gen:crds:v1beta1` writes exactly the committed lib/sample_
     );
   } finally {
     await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("self-managed component: the flag names the Secret its Role allows, and the targets are the controller's", async () => {
+  const ops = (await load("manifests/webhook/self-managed/deployment_patch.yaml"))[0] as unknown as {
+    op: string;
+    path: string;
+    value?: string;
+  }[];
+  const flag = ops.find((o) => o.op === "replace" && o.path.endsWith("/args/6"))?.value ?? "";
+  const parsed = parseFlags(["--webhook-bind-address=:9443", flag]);
+  assert.equal(parsed.kind, "run");
+  const secret = parsed.kind === "run" ? parsed.flags.webhookCertSecret : undefined;
+  assert.equal(secret, "kubeloop-sample-controller-webhook-certs");
+  // What it replaces and removes is what the webhook component adds at those places.
+  const base = (await load("manifests/webhook/deployment_patch.yaml"))[0] as unknown as {
+    path: string;
+    value: unknown;
+  }[];
+  const tested = ops.filter((o) => o.op === "test").map((o) => o.value);
+  assert.ok(base.some((o) => o.value === tested[0]), "the --webhook-cert-path argument");
+  assert.deepEqual(
+    base.filter((o) => /\/(volumes|volumeMounts)\/-$/.test(o.path)).map((o) => (o.value as Obj).name),
+    tested.slice(1),
+  );
+  const rbac = await load("manifests/webhook/self-managed/rbac.yaml");
+  const role = rbac.find((o) => o.kind === "Role")!;
+  const rules = dig(role, "rules") as { resources: string[]; resourceNames?: string[]; verbs: string[] }[];
+  assert.deepEqual(rules, [
+    { apiGroups: [""], resources: ["secrets"], verbs: ["create"] },
+    {
+      apiGroups: [""],
+      resources: ["secrets"],
+      resourceNames: [secret],
+      verbs: ["get", "list", "watch", "update"],
+    },
+  ]);
+  const cluster = rbac.find((o) => o.kind === "ClusterRole")!;
+  assert.deepEqual(dig(cluster, "rules"), [
+    {
+      apiGroups: ["admissionregistration.k8s.io"],
+      resources: ["validatingwebhookconfigurations", "mutatingwebhookconfigurations"],
+      resourceNames: [WEBHOOK_CONFIGURATION_NAME],
+      verbs: ["get", "patch"],
+    },
+    {
+      apiGroups: ["apiextensions.k8s.io"],
+      resources: ["customresourcedefinitions"],
+      resourceNames: [fooConversion.crd],
+      verbs: ["get", "patch"],
+    },
+  ]);
+  for (const binding of rbac.filter((o) => String(o.kind).endsWith("Binding"))) {
+    assert.deepEqual(dig(binding, "subjects"), [
+      { kind: "ServiceAccount", name: "kubeloop-sample-controller", namespace: "kubeloop-system" },
+    ]);
   }
 });

@@ -31,6 +31,7 @@ Deno.test("no arguments gives the documented defaults", () => {
     webhookBindAddress: "0",
     webhookCertName: "tls.crt",
     webhookCertKey: "tls.key",
+    webhookService: "kubeloop-sample-controller-webhook",
     healthProbeBindAddress: ":8081",
     logLevel: "info",
     logFormat: "json",
@@ -62,6 +63,7 @@ Deno.test("every flag is parsed in the --name=value form", () => {
       "--webhook-cert-path=/webhook-certs",
       "--webhook-cert-name=w.crt",
       "--webhook-cert-key=w.key",
+      "--webhook-service=hooks",
       "--webhook-url=https://127.0.0.1:9443",
       "--health-probe-bind-address=0",
       "--kube-api-qps=20.5",
@@ -93,6 +95,7 @@ Deno.test("every flag is parsed in the --name=value form", () => {
       webhookCertPath: "/webhook-certs",
       webhookCertName: "w.crt",
       webhookCertKey: "w.key",
+      webhookService: "hooks",
       webhookUrl: "https://127.0.0.1:9443",
       healthProbeBindAddress: "0",
       kubeApiQps: 20.5,
@@ -238,6 +241,8 @@ Deno.test("the usage text lists every flag once", () => {
       "webhook-cert-path",
       "webhook-cert-name",
       "webhook-cert-key",
+      "webhook-cert-secret",
+      "webhook-service",
       "webhook-url",
       "health-probe-bind-address",
       "kube-api-qps",
@@ -274,7 +279,7 @@ Deno.test("webhooks: off by default; on, they need a certificate the API server 
   rejects(
     ["--webhook-bind-address=:9443"],
     "--webhook-bind-address",
-    /needs --webhook-cert-path .* or --webhook-url/,
+    /needs --webhook-cert-path .*, --webhook-cert-secret .* or --webhook-url/,
   );
   rejects(["--webhook-url=https://127.0.0.1:9443"], "--webhook-url", /needs --webhook-bind-address/);
   rejects(["--webhook-cert-path=/c"], "--webhook-cert-path", /needs --webhook-bind-address/);
@@ -286,4 +291,38 @@ Deno.test("webhooks: off by default; on, they need a certificate the API server 
     );
   }
   rejects(["--webhook-cert-name=../x"], "--webhook-cert-name", /file name inside --webhook-cert-path/);
+});
+
+Deno.test("self-managed webhook certificates: a Secret name, not with certificate files, only when serving", () => {
+  const flags = run(
+    "--webhook-bind-address=:9443",
+    "--webhook-cert-secret=hooks-certs",
+    "--webhook-service=hooks",
+  );
+  assert.equal(flags.webhookCertSecret, "hooks-certs");
+  assert.equal(flags.webhookService, "hooks");
+  assert.equal(
+    run(
+      "--webhook-bind-address=127.0.0.1:9443",
+      "--webhook-cert-secret=c",
+      "--webhook-url=https://127.0.0.1:9443",
+    )
+      .webhookCertSecret,
+    "c",
+    "with a development URL too",
+  );
+  rejects(
+    ["--webhook-bind-address=:9443", "--webhook-cert-secret=c", "--webhook-cert-path=/c"],
+    "--webhook-cert-secret",
+    /exclude each other/,
+  );
+  rejects(["--webhook-cert-secret=c"], "--webhook-cert-secret", /needs --webhook-bind-address/);
+  // Sharded replicas have no Lease leader: each would rotate the certificates and write the caBundles.
+  rejects(
+    ["--shards=4", "--webhook-bind-address=:9443", "--webhook-cert-secret=c"],
+    "--webhook-cert-secret",
+    /--webhook-cert-secret and --shards exclude each other/,
+  );
+  rejects(["--webhook-cert-secret=Not_A_Name"], "--webhook-cert-secret", /must be a Secret name/);
+  rejects(["--webhook-service=a.b"], "--webhook-service", /must be a Service name/);
 });

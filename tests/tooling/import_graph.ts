@@ -35,6 +35,7 @@ export const FLOORS: Readonly<Record<string, number>> = {
   auth: 6,
   cache: 7,
   controller: 8,
+  webhook_certs: 8,
   testing: 9,
   codegen: 9,
   sample_controller: 10,
