@@ -23,8 +23,9 @@ import { noopWebhookMetrics, type WebhookMetrics, type WebhookRefusal } from "./
 /** The server's limits; every field has a default. */
 export interface WebhookServerLimits extends ConnectionLimits {
   /**
-   * Connections in their TLS handshake at once; more are closed as they arrive. (Handshakes have no
-   * deadline: in Deno 2.9.6 closing a connection during its handshake leaks the socket.)
+   * Connections in their TLS handshake at once; at this many the server stops accepting, and new
+   * connections wait in the kernel's accept queue until a handshake ends. (Handshakes have no deadline: in
+   * Deno 2.9.6 closing a connection during its handshake leaks the socket.)
    */
   readonly maxHandshakes: number;
   /** Connections beyond this many are closed as they arrive. */
