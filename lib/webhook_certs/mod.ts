@@ -7,21 +7,41 @@
  * what happens on failure.
  *
  * @example Serve webhooks with self-managed certificates
- * ```ts ignore
- * import { KubeClient, LeaseFence, loadConfig, selfManagedCertificates, serveWebhooks } from "@kubeloop/kubeloop";
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import {
+ *   allow,
+ *   CONFIG_MAPS,
+ *   KubeClient,
+ *   loadConfig,
+ *   SECRETS,
+ *   selfManagedCertificates,
+ *   serveWebhooks,
+ *   validatingWebhook,
+ * } from "@kubeloop/kubeloop";
  *
- * const fence = new LeaseFence(); // the one your LeaderElector grants; omit it without leader election
- * const client = new KubeClient(await loadConfig());
+ * const stop = new AbortController();
+ * await using client = new KubeClient(await loadConfig());
+ * const namespace = client.namespace; // in a pod: the controller's own
+ * const secretName = `example-webhook-certs-${crypto.randomUUID().slice(0, 8)}`;
  * const certificates = await selfManagedCertificates({
  *   client,
- *   namespace: "my-system",
- *   secretName: "my-webhook-certs",
+ *   namespace,
+ *   secretName,
  *   hosts: ["my-webhook.my-system.svc", "my-webhook.my-system.svc.cluster.local"],
+ *   // The configurations and CRDs whose caBundle it keeps; one not created yet is skipped until it is.
  *   targets: { validating: ["my-controller"], mutating: ["my-controller"], crds: ["widgets.example.com"] },
- *   fence,
- *   signal,
+ *   // fence: the LeaseFence your LeaderElector grants; without one, this replica acts as the leader.
+ *   signal: stop.signal,
  * });
- * const server = serveWebhooks({ address: ":9443", certificates, webhooks, conversions, signal });
+ * const webhooks = [validatingWebhook({ name: "widgets.example.com", resource: CONFIG_MAPS, validate: allow })];
+ * const server = serveWebhooks({ address: "127.0.0.1:0", certificates, webhooks, signal: stop.signal });
+ * // Every replica reads the same chain from the Secret, so any of them can answer the API server.
+ * const secret = await client.get(SECRETS, secretName, { namespace });
+ * assert.equal(secret.type, "kubernetes.io/tls");
+ * stop.abort();
+ * await Promise.all([server.finished, certificates.finished]);
+ * await client.delete(SECRETS, secretName, { namespace });
  * ```
  * @module
  */
